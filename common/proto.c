@@ -1,0 +1,3 @@
+/* placeholder: the codec arrives with the agent work */
+#include "common/proto.h"
+extern int proto_placeholder;

@@ -1,0 +1,2 @@
+/* placeholder: the CLI arrives with the daemon work */
+int main(void) { return 0; }

@@ -1,0 +1,2 @@
+/* placeholder */
+extern int catalog_placeholder;

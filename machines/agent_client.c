@@ -1,0 +1,3 @@
+/* placeholder */
+#include "machine.h"
+extern int agent_client_placeholder;

@@ -1,0 +1,93 @@
+/*
+ * The controller's side of hilab-agent: reach a host over ssh, put the
+ * agent there (uploaded by content hash), and speak the protocol to it.
+ */
+#ifndef HILAB_AGENT_CLIENT_H
+#define HILAB_AGENT_CLIENT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/proto.h"
+#include "machines/machine.h"
+
+struct agent_conn;
+
+/* One fact; value NULL means the host lacks it (reported absent). */
+struct agent_fact {
+	char	*key;
+	char	*value;
+};
+
+struct agent_facts {
+	struct agent_fact	*v;
+	size_t			 n;
+};
+
+struct agent_run_spec {
+	const char	 *run_id;	/* [A-Za-z0-9._-]{1,64}, unique per host */
+	char *const	 *argv;		/* NULL-terminated, run without a shell */
+	unsigned	  iterations;
+	unsigned	  warmups;
+	uint64_t	  timeout_ms;	/* per iteration, 0 = none */
+	const char	 *cwd;		/* NULL = the agent's directory */
+	char *const	 *env;		/* NULL-terminated "K=V" extras, or NULL */
+};
+
+/* One iteration's result; owned by the client, valid during the callback. */
+struct agent_result {
+	const char	*run_id;
+	uint64_t	 seq;		/* 0-based over warmups then iterations */
+	bool		 warmup;
+	int64_t		 exit_status;	/* exit code, or -signal */
+	bool		 timed_out;
+	uint64_t	 wall_ns;
+	uint64_t	 utime_us;
+	uint64_t	 stime_us;
+	uint64_t	 maxrss_kb;
+	const char	*output;	/* stdout+stderr, NUL-terminated */
+	size_t		 output_len;
+	bool		 truncated;
+};
+
+/* Called per result; a non-zero return stops the exchange with an error. */
+typedef int (*agent_result_cb)(const struct agent_result *, void *arg);
+
+/*
+ * Connects to the machine over ssh (strict host key check), uploads the
+ * agent build for the host's arch from agent_dir (hilab-agent.<arch>, or
+ * hilab-agent for the controller's own arch) unless the same sha256 is
+ * already there, starts "hilab-agent --dir DIR serve" and exchanges HELLO.
+ * Errors name the machine: `host "vm32": ssh connect: timed out`.
+ */
+struct agent_conn *agent_connect(const struct machine *, const char *agent_dir,
+		    char **cause);
+void		 agent_close(struct agent_conn *);
+/* True if the last agent_connect had to upload the agent. */
+bool		 agent_uploaded(const struct agent_conn *);
+const char	*agent_arch(const struct agent_conn *);
+
+int		 agent_facts(struct agent_conn *, struct agent_facts *,
+		    char **cause);
+/* The value of key, or NULL if absent or unknown. */
+const char	*agent_facts_get(const struct agent_facts *, const char *key);
+void		 agent_facts_clear(struct agent_facts *);
+
+/*
+ * Starts a run and streams its results to cb until the agent reports the
+ * end; *state gets the final enum proto_run_state.  A dropped connection
+ * returns -1: the run goes on on the host, and agent_fetch on a new
+ * connection collects it.
+ */
+int		 agent_run(struct agent_conn *, const struct agent_run_spec *,
+		    agent_result_cb cb, void *arg, int *state, char **cause);
+/* Replays spooled results from from_seq; with wait, blocks until the end. */
+int		 agent_fetch(struct agent_conn *, const char *run_id,
+		    uint64_t from_seq, bool wait, agent_result_cb cb, void *arg,
+		    int *state, char **cause);
+/* Tells the agent the run is stored; it deletes its spool. */
+int		 agent_ack(struct agent_conn *, const char *run_id,
+		    char **cause);
+
+#endif

@@ -1,0 +1,3 @@
+/* placeholder */
+#include "machine.h"
+extern int inventory_placeholder;

@@ -1,0 +1,2 @@
+/* placeholder */
+extern int stats_placeholder;
