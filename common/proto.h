@@ -116,6 +116,7 @@ struct proto_buf {
 	uint16_t	 nfields;
 };
 
+/* Starts a frame in a zeroed or freed buffer; proto_buf_free after use. */
 void	proto_begin(struct proto_buf *, enum proto_type);
 void	proto_add_u64(struct proto_buf *, enum proto_tag, uint64_t);
 void	proto_add_i64(struct proto_buf *, enum proto_tag, int64_t);
@@ -147,6 +148,8 @@ const char *proto_type_name(int type);
 
 /* Blocking fd I/O (the agent's stdin/stdout, the spool file). */
 int	proto_write_frame(int fd, const struct proto_buf *);
+/* Writes a payload (as read by proto_read_frame) as one frame. */
+int	proto_write_payload(int fd, const void *payload, size_t len);
 /*
  * Reads one frame's payload into *payload (caller frees).  Returns 0, 1 at
  * a clean end of file before a frame, -1 with err on a short or oversized

@@ -1,3 +1,785 @@
-/* placeholder */
-#include "machine.h"
-extern int agent_client_placeholder;
+/*
+ * The controller's side of hilab-agent: reach the host over ssh, install
+ * the agent build for its arch by content hash, start "hilab-agent serve"
+ * on an exec channel and speak the framed protocol of common/proto.h.
+ * Anything the agent sends that does not decode, or does not fit the
+ * exchange, drops the connection.
+ */
+#include <sys/stat.h>
+#include <sys/utsname.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <openssl/evp.h>
+
+#include "config.h"
+
+#include "common/log.h"
+#include "common/xmalloc.h"
+#include "machines/agent_client.h"
+#include "machines/ssh.h"
+
+#define AGENT_REMOTE_DIR	"/var/tmp/hilab"
+#define AGENT_HASH_HEX		16	/* hex digits of sha256 in the name */
+#define AGENT_RUN_ID_MAX	64
+
+struct agent_conn {
+	struct ssh_host		*h;
+	struct ssh_host_chan	*ch;
+	char			*name;
+	char			*arch;		/* the host's uname -m */
+	char			*agent_version;
+	bool			 uploaded;
+	bool			 broken;	/* out of step: no more requests */
+	int			 timeout_ms;	/* command timeout */
+};
+
+/* Sets *cause to `host "NAME": agent: ` and the formatted message. */
+static void __attribute__((format(printf, 3, 4)))
+agent_fail(const struct agent_conn *c, char **cause, const char *fmt, ...)
+{
+	va_list	 ap;
+	char	*msg;
+
+	va_start(ap, fmt);
+	msg = xvasprintf(fmt, ap);
+	va_end(ap);
+	if (cause != NULL)
+		*cause = xasprintf("host \"%s\": agent: %s", c->name, msg);
+	free(msg);
+}
+
+/* Marks the connection unusable and reports why. */
+static void __attribute__((format(printf, 3, 4)))
+agent_drop(struct agent_conn *c, char **cause, const char *fmt, ...)
+{
+	va_list	 ap;
+	char	*msg;
+
+	va_start(ap, fmt);
+	msg = xvasprintf(fmt, ap);
+	va_end(ap);
+	agent_fail(c, cause, "%s; connection dropped", msg);
+	free(msg);
+	c->broken = true;
+}
+
+/* Whether id is a valid run id: [A-Za-z0-9._-]{1,64}. */
+static bool
+agent_run_id_ok(const char *id)
+{
+	size_t len;
+
+	if (id == NULL)
+		return false;
+	len = strlen(id);
+	return len >= 1 && len <= AGENT_RUN_ID_MAX &&
+	    strspn(id, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+	    "0123456789._-") == len;
+}
+
+/* Writes the sha256 of a local file as 64 hex digits into hex. */
+static int
+agent_sha256(const char *path, char hex[65], char **cause)
+{
+	unsigned char	 buf[65536], md[EVP_MAX_MD_SIZE];
+	unsigned int	 mdlen = 0, i;
+	EVP_MD_CTX	*ctx = EVP_MD_CTX_new();
+	ssize_t		 n = 0;
+	int		 fd, rc = -1;
+
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1) {
+		*cause = xasprintf("\"%s\": %s", path, strerror(errno));
+		goto out;
+	}
+	if (ctx == NULL || EVP_DigestInit_ex(ctx, EVP_sha256(), NULL) != 1)
+		goto fail;
+	while ((n = read(fd, buf, sizeof buf)) > 0 ||
+	    (n == -1 && errno == EINTR)) {
+		if (n > 0 && EVP_DigestUpdate(ctx, buf, (size_t)n) != 1)
+			goto fail;
+	}
+	if (n == -1 || EVP_DigestFinal_ex(ctx, md, &mdlen) != 1)
+		goto fail;
+	for (i = 0; i < mdlen && i < 32; i++)
+		snprintf(hex + 2 * i, 3, "%02x", md[i]);
+	rc = 0;
+	goto out;
+fail:
+	*cause = xasprintf("\"%s\": cannot compute sha256%s%s", path,
+	    n == -1 ? ": " : "", n == -1 ? strerror(errno) : "");
+out:
+	if (fd != -1)
+		close(fd);
+	EVP_MD_CTX_free(ctx);
+	return rc;
+}
+
+/*
+ * Picks the agent build for arch from dir: hilab-agent.<arch>, or the
+ * plain hilab-agent when arch is the controller's own.
+ */
+static char *
+agent_pick_build(const struct agent_conn *c, const char *dir, char **cause)
+{
+	struct utsname	 u;
+	struct stat	 st;
+	char		*path = xasprintf("%s/hilab-agent.%s", dir, c->arch);
+
+	if (stat(path, &st) == 0 && S_ISREG(st.st_mode))
+		return path;
+	free(path);
+	if (uname(&u) == 0 && strcmp(u.machine, c->arch) == 0) {
+		path = xasprintf("%s/hilab-agent", dir);
+		if (stat(path, &st) == 0 && S_ISREG(st.st_mode))
+			return path;
+		free(path);
+	}
+	agent_fail(c, cause, "no agent build for arch \"%s\" in \"%s\"",
+	    c->arch, dir);
+	return NULL;
+}
+
+/* Runs cmd on the host; 0 with its stdout (trimmed) in *out if wanted. */
+static int
+agent_exec(struct agent_conn *c, const char *cmd, int *status, char **out,
+    char **cause)
+{
+	struct ssh_host_result	res;
+	size_t			len;
+
+	if (ssh_host_exec(c->h, cmd, &res, cause) != 0)
+		return -1;
+	*status = res.status;
+	if (out != NULL) {
+		len = res.out_len;
+		while (len > 0 && strchr(" \t\r\n", res.out[len - 1]) != NULL)
+			len--;
+		*out = xstrndup(res.out, len);
+	}
+	ssh_host_result_clear(&res);
+	return 0;
+}
+
+/* Learns the host's arch from uname -m. */
+static int
+agent_host_arch(struct agent_conn *c, char **cause)
+{
+	char	*arch = NULL;
+	int	 status;
+
+	if (agent_exec(c, "uname -m", &status, &arch, cause) != 0)
+		return -1;
+	if (status != 0 || *arch == '\0' ||
+	    strspn(arch, "abcdefghijklmnopqrstuvwxyz0123456789_") !=
+	    strlen(arch)) {
+		agent_fail(c, cause, "uname -m: unexpected answer \"%s\" "
+		    "(exit %d)", arch, status);
+		free(arch);
+		return -1;
+	}
+	c->arch = arch;
+	return 0;
+}
+
+/*
+ * Puts the local build at remote unless an executable of that name (the
+ * name carries the content hash) is already there.
+ */
+static int
+agent_install(struct agent_conn *c, const char *local, const char *remote,
+    char **cause)
+{
+	char	*q = ssh_host_quote(remote), *cmd = xasprintf("test -x %s", q);
+	int	 status, rc = -1;
+
+	if (agent_exec(c, cmd, &status, NULL, cause) != 0)
+		goto out;
+	if (status == 0) {
+		rc = 0;
+		goto out;
+	}
+	if (ssh_host_upload(c->h, local, remote, 0755, cause) != 0)
+		goto out;
+	c->uploaded = true;
+	log_info("agent", "host \"%s\": uploaded %s to %s", c->name, local,
+	    remote);
+	rc = 0;
+out:
+	free(cmd);
+	free(q);
+	return rc;
+}
+
+/* Finishes b and writes it to the agent. */
+static int
+agent_send(struct agent_conn *c, struct proto_buf *b, char **cause)
+{
+	char	*why = NULL;
+	int	 rc;
+
+	proto_end(b);
+	rc = ssh_host_chan_write(c->ch, b->data, b->len, c->timeout_ms, &why);
+	proto_buf_free(b);
+	if (rc != 0) {
+		c->broken = true;
+		*cause = why;
+	}
+	return rc;
+}
+
+/*
+ * Reads and decodes one frame within timeout_ms (< 0: until data or a
+ * drop).  The payload is kept in *payload for the fields of m.
+ */
+static int
+agent_recv(struct agent_conn *c, int timeout_ms, unsigned char **payload,
+    struct proto_msg *m, char **cause)
+{
+	unsigned char	hdr[PROTO_HDR_LEN];
+	uint32_t	len;
+	char		err[256];
+
+	*payload = NULL;
+	if (ssh_host_chan_read(c->ch, hdr, sizeof hdr, timeout_ms,
+	    cause) != 0) {
+		c->broken = true;
+		return -1;
+	}
+	if ((len = proto_frame_len(hdr)) == 0) {
+		agent_drop(c, cause, "frame of %u bytes is not valid",
+		    (unsigned)((uint32_t)hdr[0] << 24 | hdr[1] << 16 |
+		    hdr[2] << 8 | hdr[3]));
+		return -1;
+	}
+	*payload = xmalloc(len);
+	if (ssh_host_chan_read(c->ch, *payload, len, timeout_ms,
+	    cause) != 0) {
+		c->broken = true;
+		goto fail;
+	}
+	if (proto_decode(*payload, len, m, err, sizeof err) != 0) {
+		agent_drop(c, cause, "bad frame: %s", err);
+		goto fail;
+	}
+	return 0;
+fail:
+	free(*payload);
+	*payload = NULL;
+	return -1;
+}
+
+/* Reports an ERROR from the agent, or an unexpected type, as cause. */
+static void
+agent_unexpected(struct agent_conn *c, const struct proto_msg *m,
+    int want, char **cause)
+{
+	char *msg;
+
+	if (m->type == PROTO_ERROR) {
+		msg = proto_get_str(m, PROTO_T_MESSAGE);
+		agent_fail(c, cause, "%s", msg != NULL ? msg : "error");
+		free(msg);
+		return;
+	}
+	agent_drop(c, cause, "expected %s, got %s", proto_type_name(want),
+	    proto_type_name(m->type));
+}
+
+/* Receives one message and checks that it is of type want. */
+static int
+agent_expect(struct agent_conn *c, int want, int timeout_ms,
+    unsigned char **payload, struct proto_msg *m, char **cause)
+{
+	if (agent_recv(c, timeout_ms, payload, m, cause) != 0)
+		return -1;
+	if (m->type == want)
+		return 0;
+	agent_unexpected(c, m, want, cause);
+	proto_msg_clear(m);
+	free(*payload);
+	*payload = NULL;
+	return -1;
+}
+
+/* Checks that the string field tag of m equals want. */
+static int
+agent_check_str(struct agent_conn *c, const struct proto_msg *m,
+    enum proto_tag tag, const char *want, char **cause)
+{
+	char	*got = proto_get_str(m, tag);
+	int	 rc = 0;
+
+	if (got == NULL || strcmp(got, want) != 0) {
+		agent_drop(c, cause, "%s for \"%s\" names \"%s\"",
+		    proto_type_name(m->type), want, got ? got : "");
+		rc = -1;
+	}
+	free(got);
+	return rc;
+}
+
+/* Checks the agent's HELLO: our protocol version, the host's arch. */
+static int
+agent_hello_check(struct agent_conn *c, const struct proto_msg *m,
+    char **cause)
+{
+	uint64_t	 v = 0;
+	char		*arch = proto_get_str(m, PROTO_T_ARCH);
+	int		 rc = -1;
+
+	proto_get_u64(m, PROTO_T_VERSION, &v);
+	if (v != PROTO_VERSION)
+		agent_drop(c, cause, "protocol version %llu, expected %d",
+		    (unsigned long long)v, PROTO_VERSION);
+	else if (arch != NULL && strcmp(arch, c->arch) != 0)
+		agent_drop(c, cause, "agent built for \"%s\" on a \"%s\" "
+		    "host", arch, c->arch);
+	else {
+		c->agent_version = proto_get_str(m, PROTO_T_AGENT_VERSION);
+		rc = 0;
+	}
+	free(arch);
+	return rc;
+}
+
+/* Exchanges HELLO: our version out, the agent's checked. */
+static int
+agent_hello(struct agent_conn *c, char **cause)
+{
+	struct proto_buf	 b = { 0 };
+	struct proto_msg	 m;
+	unsigned char		*p;
+	int			 rc;
+
+	proto_begin(&b, PROTO_HELLO);
+	proto_add_u64(&b, PROTO_T_VERSION, PROTO_VERSION);
+	proto_add_str(&b, PROTO_T_AGENT_VERSION, HILAB_VERSION);
+	proto_add_str(&b, PROTO_T_ARCH, c->arch);
+	if (agent_send(c, &b, cause) != 0 ||
+	    agent_expect(c, PROTO_HELLO, c->timeout_ms, &p, &m, cause) != 0)
+		return -1;
+	rc = agent_hello_check(c, &m, cause);
+	proto_msg_clear(&m);
+	free(p);
+	return rc;
+}
+
+/* Installs and starts the agent on a connected host. */
+static int
+agent_start(struct agent_conn *c, const struct machine *m,
+    const char *agent_dir, char **cause)
+{
+	const char	*dir = m->ssh.agent_dir ? m->ssh.agent_dir :
+			    AGENT_REMOTE_DIR;
+	char		 hex[65], *local = NULL, *remote = NULL, *qr = NULL;
+	char		*qd = NULL, *cmd = NULL, *why = NULL;
+	int		 rc = -1;
+
+	if (agent_host_arch(c, cause) != 0 ||
+	    (local = agent_pick_build(c, agent_dir, cause)) == NULL)
+		goto out;
+	if (agent_sha256(local, hex, &why) != 0) {
+		agent_fail(c, cause, "%s", why);
+		goto out;
+	}
+	remote = xasprintf("%s/hilab-agent-%.*s", dir, AGENT_HASH_HEX, hex);
+	if (agent_install(c, local, remote, cause) != 0)
+		goto out;
+	qr = ssh_host_quote(remote);
+	qd = ssh_host_quote(dir);
+	cmd = xasprintf("exec %s --dir %s serve", qr, qd);
+	if ((c->ch = ssh_host_chan_open(c->h, cmd, cause)) == NULL)
+		goto out;
+	rc = agent_hello(c, cause);
+out:
+	free(why);
+	free(cmd);
+	free(qd);
+	free(qr);
+	free(remote);
+	free(local);
+	return rc;
+}
+
+struct agent_conn *
+agent_connect(const struct machine *m, const char *agent_dir, char **cause)
+{
+	struct agent_conn	*c = xcalloc(1, sizeof *c);
+
+	c->name = xstrdup(m->name != NULL ? m->name : "?");
+	if (agent_dir == NULL) {
+		agent_fail(c, cause, "no local directory of agent builds");
+		goto fail;
+	}
+	if ((c->h = ssh_host_connect(m, 0, cause)) == NULL)
+		goto fail;
+	c->timeout_ms = ssh_host_command_timeout(c->h);
+	if (agent_start(c, m, agent_dir, cause) != 0)
+		goto fail;
+	return c;
+fail:
+	agent_close(c);
+	return NULL;
+}
+
+void
+agent_close(struct agent_conn *c)
+{
+	struct proto_buf	 b = { 0 };
+	char			*cause = NULL;
+
+	if (c == NULL)
+		return;
+	if (c->ch != NULL && !c->broken) {
+		proto_begin(&b, PROTO_BYE);
+		if (agent_send(c, &b, &cause) != 0)
+			free(cause);
+	}
+	ssh_host_chan_close(c->ch);
+	ssh_host_close(c->h);
+	free(c->agent_version);
+	free(c->arch);
+	free(c->name);
+	free(c);
+}
+
+bool
+agent_uploaded(const struct agent_conn *c)
+{
+	return c->uploaded;
+}
+
+const char *
+agent_arch(const struct agent_conn *c)
+{
+	return c->arch;
+}
+
+/* Refuses a request on a connection that is out of step. */
+static int
+agent_usable(struct agent_conn *c, char **cause)
+{
+	if (!c->broken)
+		return 0;
+	agent_fail(c, cause, "connection was dropped");
+	return -1;
+}
+
+/* Adds one fact; value NULL for an absent one. */
+static void
+agent_facts_add(struct agent_facts *f, const struct proto_field *key)
+{
+	f->v = xreallocarray(f->v, f->n + 1, sizeof *f->v);
+	f->v[f->n].key = proto_field_str(key);
+	f->v[f->n].value = NULL;
+	f->n++;
+}
+
+/* Turns the (KEY, VALUE | ABSENT) pairs of FACTS into f. */
+static int
+agent_facts_parse(struct agent_conn *c, const struct proto_msg *m,
+    struct agent_facts *f, char **cause)
+{
+	const struct proto_field	*fl;
+	bool				 open = false;
+	uint16_t			 i;
+
+	for (i = 0; i < m->nfields; i++) {
+		fl = &m->fields[i];
+		if (fl->tag == PROTO_T_KEY) {
+			agent_facts_add(f, fl);
+			open = true;
+			continue;
+		}
+		if (!open) {
+			agent_drop(c, cause, "FACTS: value without a key");
+			return -1;
+		}
+		if (fl->tag == PROTO_T_VALUE)
+			f->v[f->n - 1].value = proto_field_str(fl);
+		open = false;
+	}
+	return 0;
+}
+
+int
+agent_facts(struct agent_conn *c, struct agent_facts *f, char **cause)
+{
+	struct proto_buf	 b = { 0 };
+	struct proto_msg	 m;
+	unsigned char		*p;
+	int			 rc;
+
+	memset(f, 0, sizeof *f);
+	if (agent_usable(c, cause) != 0)
+		return -1;
+	proto_begin(&b, PROTO_FACTS_REQ);
+	if (agent_send(c, &b, cause) != 0 ||
+	    agent_expect(c, PROTO_FACTS, c->timeout_ms, &p, &m, cause) != 0)
+		return -1;
+	rc = agent_facts_parse(c, &m, f, cause);
+	proto_msg_clear(&m);
+	free(p);
+	if (rc != 0)
+		agent_facts_clear(f);
+	return rc;
+}
+
+const char *
+agent_facts_get(const struct agent_facts *f, const char *key)
+{
+	size_t i;
+
+	for (i = 0; i < f->n; i++) {
+		if (strcmp(f->v[i].key, key) == 0)
+			return f->v[i].value;
+	}
+	return NULL;
+}
+
+void
+agent_facts_clear(struct agent_facts *f)
+{
+	size_t i;
+
+	for (i = 0; i < f->n; i++) {
+		free(f->v[i].key);
+		free(f->v[i].value);
+	}
+	free(f->v);
+	memset(f, 0, sizeof *f);
+}
+
+/* Fills r from a RESULT; the output is copied NUL-terminated. */
+static void
+agent_result_decode(const struct proto_msg *m, struct agent_result *r)
+{
+	const struct proto_field	*out = proto_find(m, PROTO_T_OUTPUT);
+	uint64_t			 u = 0;
+	int64_t				 i = 0;
+	char				*s;
+
+	memset(r, 0, sizeof *r);
+	proto_get_u64(m, PROTO_T_SEQ, &r->seq);
+	proto_get_u64(m, PROTO_T_WARMUP, &u);
+	r->warmup = u != 0;
+	proto_get_i64(m, PROTO_T_EXIT_STATUS, &i);
+	r->exit_status = i;
+	u = 0;
+	proto_get_u64(m, PROTO_T_TIMED_OUT, &u);
+	r->timed_out = u != 0;
+	proto_get_u64(m, PROTO_T_WALL_NS, &r->wall_ns);
+	proto_get_u64(m, PROTO_T_UTIME_US, &r->utime_us);
+	proto_get_u64(m, PROTO_T_STIME_US, &r->stime_us);
+	proto_get_u64(m, PROTO_T_MAXRSS_KB, &r->maxrss_kb);
+	u = 0;
+	proto_get_u64(m, PROTO_T_TRUNCATED, &u);
+	r->truncated = u != 0;
+	s = xmalloc(out != NULL ? (size_t)out->len + 1 : 1);
+	if (out != NULL && out->len > 0)
+		memcpy(s, out->data, out->len);
+	r->output_len = out != NULL ? out->len : 0;
+	s[r->output_len] = '\0';
+	r->output = s;
+}
+
+/* What a stream of RESULTs should look like, and where they go. */
+struct agent_stream {
+	const char	*run_id;
+	uint64_t	 next;		/* expected SEQ */
+	agent_result_cb	 cb;
+	void		*arg;
+};
+
+/* Checks one RESULT against the stream and hands it to the callback. */
+static int
+agent_result_handle(struct agent_conn *c, const struct proto_msg *m,
+    struct agent_stream *st, char **cause)
+{
+	struct agent_result	r;
+	int			rc = -1;
+
+	if (agent_check_str(c, m, PROTO_T_RUN_ID, st->run_id, cause) != 0)
+		return -1;
+	agent_result_decode(m, &r);
+	r.run_id = st->run_id;
+	if (r.seq != st->next)
+		agent_drop(c, cause, "run \"%s\": result %llu where %llu was "
+		    "due", st->run_id, (unsigned long long)r.seq,
+		    (unsigned long long)st->next);
+	else if (st->cb != NULL && st->cb(&r, st->arg) != 0)
+		agent_drop(c, cause, "run \"%s\": result %llu refused",
+		    st->run_id, (unsigned long long)r.seq);
+	else {
+		st->next++;
+		rc = 0;
+	}
+	free((char *)r.output);
+	return rc;
+}
+
+/* Checks RUN_DONE against the results received and returns its state. */
+static int
+agent_done_handle(struct agent_conn *c, const struct proto_msg *m,
+    struct agent_stream *st, int *state, char **cause)
+{
+	uint64_t	s = 0, count = 0;
+
+	if (agent_check_str(c, m, PROTO_T_RUN_ID, st->run_id, cause) != 0)
+		return -1;
+	proto_get_u64(m, PROTO_T_STATE, &s);
+	proto_get_u64(m, PROTO_T_COUNT, &count);
+	if (s < PROTO_RUN_RUNNING || s > PROTO_RUN_UNKNOWN) {
+		agent_drop(c, cause, "run \"%s\": unknown state %llu",
+		    st->run_id, (unsigned long long)s);
+		return -1;
+	}
+	if ((s == PROTO_RUN_DONE_OK || s == PROTO_RUN_FAILED) &&
+	    count != st->next) {
+		agent_drop(c, cause, "run \"%s\": ended with %llu results, "
+		    "%llu received", st->run_id, (unsigned long long)count,
+		    (unsigned long long)st->next);
+		return -1;
+	}
+	if (state != NULL)
+		*state = (int)s;
+	return 0;
+}
+
+/* Receives RESULTs until RUN_DONE; timeout_ms < 0 waits without end. */
+static int
+agent_stream(struct agent_conn *c, struct agent_stream *st, int timeout_ms,
+    int *state, char **cause)
+{
+	struct proto_msg	 m;
+	unsigned char		*p;
+	int			 rc = 1;
+
+	while (rc == 1) {
+		if (agent_recv(c, timeout_ms, &p, &m, cause) != 0)
+			return -1;
+		if (m.type == PROTO_RESULT)
+			rc = agent_result_handle(c, &m, st, cause) ? -1 : 1;
+		else if (m.type == PROTO_RUN_DONE)
+			rc = agent_done_handle(c, &m, st, state, cause);
+		else {
+			agent_unexpected(c, &m, PROTO_RESULT, cause);
+			rc = -1;
+		}
+		proto_msg_clear(&m);
+		free(p);
+	}
+	return rc;
+}
+
+/* Adds each string of a NULL-terminated vector as a tag field. */
+static void
+agent_add_strings(struct proto_buf *b, enum proto_tag tag, char *const *v)
+{
+	for (; v != NULL && *v != NULL; v++)
+		proto_add_str(b, tag, *v);
+}
+
+/* Builds and sends a RUN request. */
+static int
+agent_send_run(struct agent_conn *c, const struct agent_run_spec *spec,
+    char **cause)
+{
+	struct proto_buf b = { 0 };
+
+	proto_begin(&b, PROTO_RUN);
+	proto_add_str(&b, PROTO_T_RUN_ID, spec->run_id);
+	agent_add_strings(&b, PROTO_T_ARGV, spec->argv);
+	proto_add_u64(&b, PROTO_T_ITERATIONS, spec->iterations);
+	proto_add_u64(&b, PROTO_T_WARMUPS, spec->warmups);
+	proto_add_u64(&b, PROTO_T_TIMEOUT_MS, spec->timeout_ms);
+	if (spec->cwd != NULL)
+		proto_add_str(&b, PROTO_T_CWD, spec->cwd);
+	agent_add_strings(&b, PROTO_T_ENV, spec->env);
+	return agent_send(c, &b, cause);
+}
+
+int
+agent_run(struct agent_conn *c, const struct agent_run_spec *spec,
+    agent_result_cb cb, void *arg, int *state, char **cause)
+{
+	struct agent_stream	 st = { spec->run_id, 0, cb, arg };
+	struct proto_msg	 m;
+	unsigned char		*p;
+	int			 rc;
+
+	if (agent_usable(c, cause) != 0)
+		return -1;
+	if (!agent_run_id_ok(spec->run_id) || spec->argv == NULL ||
+	    spec->argv[0] == NULL) {
+		agent_fail(c, cause, "run \"%s\": bad run id or empty argv",
+		    spec->run_id ? spec->run_id : "");
+		return -1;
+	}
+	if (agent_send_run(c, spec, cause) != 0 ||
+	    agent_expect(c, PROTO_RUN_STARTED, c->timeout_ms, &p, &m,
+	    cause) != 0)
+		return -1;
+	rc = agent_check_str(c, &m, PROTO_T_RUN_ID, spec->run_id, cause);
+	proto_msg_clear(&m);
+	free(p);
+	if (rc != 0)
+		return -1;
+	return agent_stream(c, &st, -1, state, cause);
+}
+
+int
+agent_fetch(struct agent_conn *c, const char *run_id, uint64_t from_seq,
+    bool wait, agent_result_cb cb, void *arg, int *state, char **cause)
+{
+	struct agent_stream	st = { run_id, from_seq, cb, arg };
+	struct proto_buf	b = { 0 };
+
+	if (agent_usable(c, cause) != 0)
+		return -1;
+	if (!agent_run_id_ok(run_id)) {
+		agent_fail(c, cause, "fetch: bad run id \"%s\"",
+		    run_id ? run_id : "");
+		return -1;
+	}
+	proto_begin(&b, PROTO_FETCH);
+	proto_add_str(&b, PROTO_T_RUN_ID, run_id);
+	proto_add_u64(&b, PROTO_T_FROM_SEQ, from_seq);
+	proto_add_u64(&b, PROTO_T_WAIT, wait ? 1 : 0);
+	if (agent_send(c, &b, cause) != 0)
+		return -1;
+	return agent_stream(c, &st, wait ? -1 : c->timeout_ms, state, cause);
+}
+
+int
+agent_ack(struct agent_conn *c, const char *run_id, char **cause)
+{
+	struct proto_buf	 b = { 0 };
+	struct proto_msg	 m;
+	unsigned char		*p;
+	int			 rc;
+
+	if (agent_usable(c, cause) != 0)
+		return -1;
+	if (!agent_run_id_ok(run_id)) {
+		agent_fail(c, cause, "ack: bad run id \"%s\"",
+		    run_id ? run_id : "");
+		return -1;
+	}
+	proto_begin(&b, PROTO_ACK);
+	proto_add_str(&b, PROTO_T_RUN_ID, run_id);
+	if (agent_send(c, &b, cause) != 0 ||
+	    agent_expect(c, PROTO_ACKED, c->timeout_ms, &p, &m, cause) != 0)
+		return -1;
+	rc = agent_check_str(c, &m, PROTO_T_RUN_ID, run_id, cause);
+	proto_msg_clear(&m);
+	free(p);
+	return rc;
+}

@@ -7,6 +7,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 enum machine_kind {
 	MACHINE_SSH = 1,	/* bare metal or any host reached over ssh */
@@ -21,7 +22,7 @@ struct machine_topology {
 	int	 cores;		/* per socket */
 	int	 threads;	/* per core */
 	int	 numa_nodes;
-	char	*llc_groups;	/* "0-3,4-7,...;": as the agent reports */
+	char	*llc_groups;	/* cpu lists split by ';': "0-3;4-7;8-9,12" */
 };
 
 struct machine_ssh {
@@ -37,6 +38,25 @@ struct machine_ssh {
 					   default "/var/tmp/hilab" */
 };
 
+/* One guest NUMA cell of a libvirt machine. */
+struct machine_numa_cell {
+	char		*cpus;		/* cpu list, normalized: "0-7,16-23" */
+	uint64_t	 memory_kib;
+};
+
+/* How hilab defines a libvirt VM; zeroed for kind ssh. */
+struct machine_libvirt {
+	char			*uri;		/* default "qemu:///system" */
+	int			 vcpus;		/* == topo.cpus */
+	uint64_t		 memory_kib;
+	char			*cpu_model;	/* default "Nehalem" */
+	struct machine_numa_cell *cells;	/* NULL if none */
+	size_t			 ncells;	/* == topo.numa_nodes */
+	char			*cmdline;	/* extra kernel args, or "" */
+	char			*disk;		/* absolute path, or NULL */
+	char			*console_dir;	/* absolute path, or NULL */
+};
+
 struct machine {
 	char			*name;
 	char			*file;	/* inventory file it came from */
@@ -45,8 +65,9 @@ struct machine {
 	char			*arch;	/* x86_64, aarch64 */
 	char			*cpu_model;
 	struct machine_topology	 topo;
-	struct machine_ssh	 ssh;
+	struct machine_ssh	 ssh;	/* for libvirt: the forwarded address */
 	char			*notes;
+	struct machine_libvirt	 libvirt; /* kind libvirt only */
 };
 
 struct inventory {

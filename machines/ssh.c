@@ -1,3 +1,849 @@
-/* placeholder */
-#include "machine.h"
-extern int ssh_placeholder;
+/*
+ * The ssh transport on libssh: connect with a strict host key check,
+ * public key auth, commands with a timeout, long-lived exec channels and
+ * SFTP upload.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <libssh/libssh.h>
+#include <libssh/sftp.h>
+
+#include "common/log.h"
+#include "common/xmalloc.h"
+#include "machines/ssh.h"
+
+#define SSH_HOST_CONNECT_TIMEOUT_MS	10000
+#define SSH_HOST_COMMAND_TIMEOUT_MS	60000
+/* How long one poll waits before stderr is drained again. */
+#define SSH_HOST_SLICE_MS		1000
+/* Command output beyond this is an error rather than a memory hog. */
+#define SSH_HOST_MAX_OUTPUT		(64u * 1024 * 1024)
+#define SSH_HOST_STDERR_TAIL		1024
+#define SSH_HOST_SFTP_CHUNK		32768
+
+struct ssh_host {
+	ssh_session	 s;
+	sftp_session	 sftp;		/* opened on first use */
+	char		*name;
+	char		*addr;		/* host, for messages */
+	int		 connect_timeout_ms;
+	int		 command_timeout_ms;
+};
+
+struct ssh_host_chan {
+	struct ssh_host	*h;
+	ssh_channel	 c;
+	char		 errtail[SSH_HOST_STDERR_TAIL + 1];
+	size_t		 errlen;
+};
+
+/* A growing byte buffer, always NUL-terminated once used. */
+struct ssh_host_buf {
+	char	*p;
+	size_t	 len;
+	size_t	 cap;
+};
+
+static int	ssh_host_sftp(struct ssh_host *, char **);
+
+/* Sets *cause to `host "NAME": ` followed by the formatted message. */
+static void __attribute__((format(printf, 3, 4)))
+ssh_host_fail(const struct ssh_host *h, char **cause, const char *fmt, ...)
+{
+	va_list	 ap;
+	char	*msg;
+
+	va_start(ap, fmt);
+	msg = xvasprintf(fmt, ap);
+	va_end(ap);
+	if (cause != NULL)
+		*cause = xasprintf("host \"%s\": %s", h->name, msg);
+	free(msg);
+}
+
+/* Milliseconds on the monotonic clock. */
+static long long
+ssh_host_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* Milliseconds left until deadline (< 0: none), capped at one slice. */
+static int
+ssh_host_slice(long long deadline)
+{
+	long long left;
+
+	if (deadline < 0)
+		return SSH_HOST_SLICE_MS;
+	left = deadline - ssh_host_now_ms();
+	if (left < 0)
+		return 0;
+	return left < SSH_HOST_SLICE_MS ? (int)left : SSH_HOST_SLICE_MS;
+}
+
+/* Sets the session's timeout for blocking libssh calls. */
+static void
+ssh_host_set_timeout(struct ssh_host *h, int ms)
+{
+	long sec = ms / 1000, usec = (long)(ms % 1000) * 1000;
+
+	ssh_options_set(h->s, SSH_OPTIONS_TIMEOUT, &sec);
+	ssh_options_set(h->s, SSH_OPTIONS_TIMEOUT_USEC, &usec);
+}
+
+/* Appends n bytes to b, refusing to grow past SSH_HOST_MAX_OUTPUT. */
+static int
+ssh_host_buf_add(struct ssh_host_buf *b, const void *p, size_t n)
+{
+	if (b->len + n > SSH_HOST_MAX_OUTPUT)
+		return -1;
+	if (b->len + n + 1 > b->cap) {
+		b->cap = (b->len + n + 1) * 2;
+		b->p = xreallocarray(b->p, 1, b->cap);
+	}
+	memcpy(b->p + b->len, p, n);
+	b->len += n;
+	b->p[b->len] = '\0';
+	return 0;
+}
+
+/* Hands the buffer's bytes over as a NUL-terminated string. */
+static char *
+ssh_host_buf_take(struct ssh_host_buf *b, size_t *len)
+{
+	char *p = b->p != NULL ? b->p : xstrdup("");
+
+	*len = b->len;
+	b->p = NULL;
+	b->len = b->cap = 0;
+	return p;
+}
+
+/* Sets the connection options; nothing is read from ~/.ssh/config. */
+static int
+ssh_host_options(struct ssh_host *h, const struct machine *m, int flags,
+    char **cause)
+{
+	const struct machine_ssh	*ms = &m->ssh;
+	int				 port = ms->port > 0 ? ms->port : 22;
+	int				 nodelay = !(flags & SSH_HOST_NO_NODELAY);
+	bool				 config = false;
+	const char			*user = ms->user ? ms->user : "root";
+
+	if (ms->known_hosts == NULL || *ms->known_hosts == '\0') {
+		ssh_host_fail(h, cause, "no known_hosts file given");
+		return -1;
+	}
+	if (ssh_options_set(h->s, SSH_OPTIONS_PROCESS_CONFIG, &config) != 0 ||
+	    ssh_options_set(h->s, SSH_OPTIONS_HOST, ms->host) != 0 ||
+	    ssh_options_set(h->s, SSH_OPTIONS_PORT, &port) != 0 ||
+	    ssh_options_set(h->s, SSH_OPTIONS_USER, user) != 0 ||
+	    ssh_options_set(h->s, SSH_OPTIONS_NODELAY, &nodelay) != 0 ||
+	    ssh_options_set(h->s, SSH_OPTIONS_KNOWNHOSTS,
+	    ms->known_hosts) != 0 ||
+	    ssh_options_set(h->s, SSH_OPTIONS_GLOBAL_KNOWNHOSTS,
+	    "/dev/null") != 0) {
+		ssh_host_fail(h, cause, "ssh options: %s",
+		    ssh_get_error(h->s));
+		return -1;
+	}
+	ssh_host_set_timeout(h, h->connect_timeout_ms);
+	return 0;
+}
+
+/* Describes the server's key as "TYPE SHA256:..." for messages. */
+static char *
+ssh_host_key_desc(ssh_key key)
+{
+	unsigned char	*hash = NULL;
+	size_t		 hlen = 0;
+	char		*fp, *desc;
+
+	if (ssh_get_publickey_hash(key, SSH_PUBLICKEY_HASH_SHA256, &hash,
+	    &hlen) != 0)
+		return xstrdup(ssh_key_type_to_char(ssh_key_type(key)));
+	fp = ssh_get_fingerprint_hash(SSH_PUBLICKEY_HASH_SHA256, hash, hlen);
+	desc = xasprintf("%s %s", ssh_key_type_to_char(ssh_key_type(key)),
+	    fp != NULL ? fp : "?");
+	ssh_string_free_char(fp);
+	ssh_clean_pubkey_hash(&hash);
+	return desc;
+}
+
+/* Adds an unknown host's key to known_hosts when the machine allows it. */
+static int
+ssh_host_trust(struct ssh_host *h, const struct machine *m, const char *desc,
+    char **cause)
+{
+	if (!m->ssh.trust_on_first_use) {
+		ssh_host_fail(h, cause, "unknown host key for %s (%s): not in "
+		    "%s and trust_on_first_use is off", h->addr, desc,
+		    m->ssh.known_hosts);
+		return -1;
+	}
+	if (ssh_session_update_known_hosts(h->s) != SSH_OK) {
+		ssh_host_fail(h, cause, "cannot add host key to %s: %s",
+		    m->ssh.known_hosts, ssh_get_error(h->s));
+		return -1;
+	}
+	log_info("ssh", "host \"%s\": trusted new host key %s, added to %s",
+	    h->name, desc, m->ssh.known_hosts);
+	return 0;
+}
+
+/* Checks the server's host key against the machine's known_hosts. */
+static int
+ssh_host_verify(struct ssh_host *h, const struct machine *m, char **cause)
+{
+	ssh_key	 key = NULL;
+	char	*desc = NULL;
+	int	 rc = -1;
+
+	if (ssh_get_server_publickey(h->s, &key) != SSH_OK) {
+		ssh_host_fail(h, cause, "ssh host key: %s",
+		    ssh_get_error(h->s));
+		goto out;
+	}
+	desc = ssh_host_key_desc(key);
+	switch (ssh_session_is_known_server(h->s)) {
+	case SSH_KNOWN_HOSTS_OK:
+		rc = 0;
+		break;
+	case SSH_KNOWN_HOSTS_CHANGED:
+		ssh_host_fail(h, cause, "host key for %s has changed: server "
+		    "offers %s, which is not the key in %s; refusing to "
+		    "connect", h->addr, desc, m->ssh.known_hosts);
+		break;
+	case SSH_KNOWN_HOSTS_OTHER:
+		ssh_host_fail(h, cause, "host key for %s has changed: server "
+		    "offers %s, but %s holds a key of another type; refusing "
+		    "to connect", h->addr, desc, m->ssh.known_hosts);
+		break;
+	case SSH_KNOWN_HOSTS_UNKNOWN:
+	case SSH_KNOWN_HOSTS_NOT_FOUND:
+		rc = ssh_host_trust(h, m, desc, cause);
+		break;
+	default:
+		ssh_host_fail(h, cause, "host key check against %s: %s",
+		    m->ssh.known_hosts, ssh_get_error(h->s));
+		break;
+	}
+out:
+	free(desc);
+	ssh_key_free(key);
+	return rc;
+}
+
+/* Authenticates with the machine's private key file. */
+static int
+ssh_host_auth(struct ssh_host *h, const struct machine *m, char **cause)
+{
+	ssh_key	 priv = NULL;
+	int	 rc = -1;
+
+	if (m->ssh.identity == NULL || *m->ssh.identity == '\0') {
+		ssh_host_fail(h, cause, "no identity file given");
+		goto out;
+	}
+	if (ssh_pki_import_privkey_file(m->ssh.identity, NULL, NULL, NULL,
+	    &priv) != SSH_OK) {
+		ssh_host_fail(h, cause, "identity \"%s\": cannot read private "
+		    "key", m->ssh.identity);
+		goto out;
+	}
+	switch (ssh_userauth_publickey(h->s, NULL, priv)) {
+	case SSH_AUTH_SUCCESS:
+		rc = 0;
+		break;
+	case SSH_AUTH_ERROR:
+		ssh_host_fail(h, cause, "ssh auth: %s", ssh_get_error(h->s));
+		break;
+	default:
+		ssh_host_fail(h, cause, "ssh auth: key \"%s\" refused for "
+		    "user \"%s\"", m->ssh.identity,
+		    m->ssh.user ? m->ssh.user : "root");
+		break;
+	}
+out:
+	ssh_key_free(priv);
+	return rc;
+}
+
+/* Reports a failed ssh_connect, turning libssh's timeout into words. */
+static void
+ssh_host_connect_fail(struct ssh_host *h, int port, char **cause)
+{
+	const char *err = ssh_get_error(h->s);
+
+	if (strstr(err, "Timeout") != NULL || strstr(err, "timed out"))
+		ssh_host_fail(h, cause, "ssh connect: timed out (%s port %d)",
+		    h->addr, port);
+	else
+		ssh_host_fail(h, cause, "ssh connect: %s port %d: %s", h->addr,
+		    port, err);
+}
+
+struct ssh_host *
+ssh_host_connect(const struct machine *m, int flags, char **cause)
+{
+	struct ssh_host	*h = xcalloc(1, sizeof *h);
+	int		 port = m->ssh.port > 0 ? m->ssh.port : 22;
+
+	h->name = xstrdup(m->name != NULL ? m->name : "?");
+	h->addr = xstrdup(m->ssh.host != NULL ? m->ssh.host : "");
+	h->connect_timeout_ms = m->ssh.connect_timeout_ms > 0 ?
+	    m->ssh.connect_timeout_ms : SSH_HOST_CONNECT_TIMEOUT_MS;
+	h->command_timeout_ms = m->ssh.command_timeout_ms > 0 ?
+	    m->ssh.command_timeout_ms : SSH_HOST_COMMAND_TIMEOUT_MS;
+	if (*h->addr == '\0') {
+		ssh_host_fail(h, cause, "no ssh host given");
+		goto fail;
+	}
+	if ((h->s = ssh_new()) == NULL) {
+		ssh_host_fail(h, cause, "ssh: cannot create a session");
+		goto fail;
+	}
+	if (ssh_host_options(h, m, flags, cause) != 0)
+		goto fail;
+	if (ssh_connect(h->s) != SSH_OK) {
+		ssh_host_connect_fail(h, port, cause);
+		goto fail;
+	}
+	if (ssh_host_verify(h, m, cause) != 0 ||
+	    ssh_host_auth(h, m, cause) != 0)
+		goto fail;
+	return h;
+fail:
+	ssh_host_close(h);
+	return NULL;
+}
+
+void
+ssh_host_close(struct ssh_host *h)
+{
+	if (h == NULL)
+		return;
+	if (h->sftp != NULL)
+		sftp_free(h->sftp);
+	if (h->s != NULL) {
+		ssh_disconnect(h->s);
+		ssh_free(h->s);
+	}
+	free(h->name);
+	free(h->addr);
+	free(h);
+}
+
+const char *
+ssh_host_name(const struct ssh_host *h)
+{
+	return h->name;
+}
+
+int
+ssh_host_command_timeout(const struct ssh_host *h)
+{
+	return h->command_timeout_ms;
+}
+
+/* Opens a session channel and starts cmd on it. */
+static ssh_channel
+ssh_host_start(struct ssh_host *h, const char *cmd, char **cause)
+{
+	ssh_channel c;
+
+	if ((c = ssh_channel_new(h->s)) == NULL) {
+		ssh_host_fail(h, cause, "ssh channel: %s", ssh_get_error(h->s));
+		return NULL;
+	}
+	if (ssh_channel_open_session(c) != SSH_OK) {
+		ssh_host_fail(h, cause, "ssh channel: %s", ssh_get_error(h->s));
+		ssh_channel_free(c);
+		return NULL;
+	}
+	if (ssh_channel_request_exec(c, cmd) != SSH_OK) {
+		ssh_host_fail(h, cause, "ssh exec \"%s\": %s", cmd,
+		    ssh_get_error(h->s));
+		ssh_channel_close(c);
+		ssh_channel_free(c);
+		return NULL;
+	}
+	return c;
+}
+
+/*
+ * Moves whatever stdout and stderr data has arrived into out and err.
+ * Returns the bytes moved, or -1 on a transport error or overflow.
+ */
+static long
+ssh_host_drain(ssh_channel c, struct ssh_host_buf *out,
+    struct ssh_host_buf *err)
+{
+	char	 tmp[16384];
+	long	 total = 0;
+	int	 n, is_stderr;
+
+	for (is_stderr = 0; is_stderr <= 1; is_stderr++) {
+		while ((n = ssh_channel_read_nonblocking(c, tmp, sizeof tmp,
+		    is_stderr)) > 0) {
+			if (ssh_host_buf_add(is_stderr ? err : out, tmp,
+			    (size_t)n) != 0)
+				return -1;
+			total += n;
+		}
+		if (n == SSH_ERROR)
+			return -1;
+	}
+	return total;
+}
+
+/* Reads a command's stdout and stderr until end of file or deadline. */
+static int
+ssh_host_collect(struct ssh_host *h, ssh_channel c, const char *cmd,
+    struct ssh_host_buf *out, struct ssh_host_buf *err, char **cause)
+{
+	long long	deadline = ssh_host_now_ms() + h->command_timeout_ms;
+	int		eof;
+
+	for (;;) {
+		eof = ssh_channel_is_eof(c);
+		if (ssh_host_drain(c, out, err) < 0) {
+			ssh_host_fail(h, cause, "ssh exec \"%s\": %s", cmd,
+			    out->len + err->len >= SSH_HOST_MAX_OUTPUT ?
+			    "output too large" : ssh_get_error(h->s));
+			return -1;
+		}
+		if (eof)
+			return 0;
+		if (ssh_host_now_ms() >= deadline) {
+			ssh_host_fail(h, cause, "ssh exec \"%s\": timed out "
+			    "after %d ms", cmd, h->command_timeout_ms);
+			return -1;
+		}
+		if (ssh_channel_poll_timeout(c, ssh_host_slice(deadline), 0) ==
+		    SSH_ERROR) {
+			ssh_host_fail(h, cause, "ssh exec \"%s\": %s", cmd,
+			    ssh_get_error(h->s));
+			return -1;
+		}
+	}
+}
+
+int
+ssh_host_exec(struct ssh_host *h, const char *cmd, struct ssh_host_result *res,
+    char **cause)
+{
+	struct ssh_host_buf	out = { 0 }, err = { 0 };
+	ssh_channel		c;
+	int			rc = -1;
+
+	memset(res, 0, sizeof *res);
+	res->status = -1;
+	ssh_host_set_timeout(h, h->command_timeout_ms);
+	if ((c = ssh_host_start(h, cmd, cause)) == NULL)
+		goto out;
+	ssh_channel_send_eof(c);
+	if (ssh_host_collect(h, c, cmd, &out, &err, cause) != 0)
+		goto out;
+	res->status = ssh_channel_get_exit_status(c);
+	res->out = ssh_host_buf_take(&out, &res->out_len);
+	res->err = ssh_host_buf_take(&err, &res->err_len);
+	rc = 0;
+out:
+	if (c != NULL) {
+		ssh_channel_close(c);
+		ssh_channel_free(c);
+	}
+	free(out.p);
+	free(err.p);
+	ssh_host_set_timeout(h, h->connect_timeout_ms);
+	return rc;
+}
+
+void
+ssh_host_result_clear(struct ssh_host_result *res)
+{
+	free(res->out);
+	free(res->err);
+	memset(res, 0, sizeof *res);
+	res->status = -1;
+}
+
+char *
+ssh_host_quote(const char *s)
+{
+	struct ssh_host_buf	b = { 0 };
+	size_t			len;
+
+	ssh_host_buf_add(&b, "'", 1);
+	for (; *s != '\0'; s++) {
+		if (*s == '\'')
+			ssh_host_buf_add(&b, "'\\''", 4);
+		else
+			ssh_host_buf_add(&b, s, 1);
+	}
+	ssh_host_buf_add(&b, "'", 1);
+	return ssh_host_buf_take(&b, &len);
+}
+
+/* Words for an SFTP status code, with libssh's message as a fallback. */
+static const char *
+ssh_host_sftp_error(struct ssh_host *h)
+{
+	switch (sftp_get_error(h->sftp)) {
+	case SSH_FX_NO_SUCH_FILE:
+		return "no such file or directory";
+	case SSH_FX_PERMISSION_DENIED:
+		return "permission denied";
+	case SSH_FX_FILE_ALREADY_EXISTS:
+		return "file exists";
+	case SSH_FX_OK:
+	case SSH_FX_FAILURE:
+	default:
+		return ssh_get_error(h->s);
+	}
+}
+
+/* Opens the SFTP subsystem on first use. */
+static int
+ssh_host_sftp(struct ssh_host *h, char **cause)
+{
+	if (h->sftp != NULL)
+		return 0;
+	if ((h->sftp = sftp_new(h->s)) == NULL) {
+		ssh_host_fail(h, cause, "sftp: %s", ssh_get_error(h->s));
+		return -1;
+	}
+	if (sftp_init(h->sftp) != SSH_OK) {
+		ssh_host_fail(h, cause, "sftp: %s", ssh_host_sftp_error(h));
+		sftp_free(h->sftp);
+		h->sftp = NULL;
+		return -1;
+	}
+	return 0;
+}
+
+/* Whether path is a directory on the host (1), absent or not one (0). */
+static int
+ssh_host_is_dir(struct ssh_host *h, const char *path)
+{
+	sftp_attributes	a;
+	int		is_dir;
+
+	if ((a = sftp_stat(h->sftp, path)) == NULL)
+		return 0;
+	is_dir = a->type == SSH_FILEXFER_TYPE_DIRECTORY;
+	sftp_attributes_free(a);
+	return is_dir;
+}
+
+int
+ssh_host_mkdir_p(struct ssh_host *h, const char *dir, char **cause)
+{
+	char	*path = NULL, *p, c;
+	int	 rc = -1;
+
+	if (ssh_host_sftp(h, cause) != 0)
+		goto out;
+	if (ssh_host_is_dir(h, dir)) {
+		rc = 0;
+		goto out;
+	}
+	path = xstrdup(dir);
+	for (p = path + 1; ; p++) {
+		if (*p != '/' && *p != '\0')
+			continue;
+		c = *p;
+		*p = '\0';
+		if (sftp_mkdir(h->sftp, path, 0755) != 0 &&
+		    !ssh_host_is_dir(h, path)) {
+			ssh_host_fail(h, cause, "mkdir \"%s\": %s", path,
+			    ssh_host_sftp_error(h));
+			goto out;
+		}
+		if ((*p = c) == '\0')
+			break;
+	}
+	rc = 0;
+out:
+	free(path);
+	return rc;
+}
+
+/* Copies the open local file fd into the remote file f. */
+static int
+ssh_host_copy(struct ssh_host *h, int fd, sftp_file f, const char *local,
+    const char *remote, char **cause)
+{
+	char	buf[SSH_HOST_SFTP_CHUNK];
+	ssize_t	n, w, off;
+
+	while ((n = read(fd, buf, sizeof buf)) != 0) {
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			ssh_host_fail(h, cause, "upload \"%s\": %s", local,
+			    strerror(errno));
+			return -1;
+		}
+		for (off = 0; off < n; off += w) {
+			w = sftp_write(f, buf + off, (size_t)(n - off));
+			if (w <= 0) {
+				ssh_host_fail(h, cause, "write \"%s\": %s",
+				    remote, ssh_host_sftp_error(h));
+				return -1;
+			}
+		}
+	}
+	return 0;
+}
+
+/* Renames tmp over remote; falls back to mv where SFTP v3 cannot. */
+static int
+ssh_host_rename(struct ssh_host *h, const char *tmp, const char *remote,
+    char **cause)
+{
+	struct ssh_host_result	 res;
+	char			*qt, *qr, *cmd;
+	int			 rc;
+
+	if (sftp_rename(h->sftp, tmp, remote) == 0)
+		return 0;
+	qt = ssh_host_quote(tmp);
+	qr = ssh_host_quote(remote);
+	cmd = xasprintf("mv -f -- %s %s", qt, qr);
+	rc = ssh_host_exec(h, cmd, &res, cause);
+	if (rc == 0 && res.status != 0) {
+		ssh_host_fail(h, cause, "rename \"%s\": %s", remote,
+		    res.err_len > 0 ? res.err : "mv failed");
+		rc = -1;
+	}
+	ssh_host_result_clear(&res);
+	free(cmd);
+	free(qr);
+	free(qt);
+	return rc;
+}
+
+/* Returns a copy of the directory part of path ("/" or "." at least). */
+static char *
+ssh_host_dirname(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	if (slash == NULL)
+		return xstrdup(".");
+	if (slash == path)
+		return xstrdup("/");
+	return xstrndup(path, (size_t)(slash - path));
+}
+
+int
+ssh_host_upload(struct ssh_host *h, const char *local, const char *remote,
+    mode_t mode, char **cause)
+{
+	static unsigned	 seq;
+	sftp_file	 f = NULL;
+	char		*dir = ssh_host_dirname(remote), *tmp = NULL;
+	int		 fd, rc = -1, done = 0;
+
+	if ((fd = open(local, O_RDONLY | O_CLOEXEC)) == -1) {
+		ssh_host_fail(h, cause, "upload \"%s\": %s", local,
+		    strerror(errno));
+		goto out;
+	}
+	if (ssh_host_mkdir_p(h, dir, cause) != 0)
+		goto out;
+	tmp = xasprintf("%s.tmp-%ld-%u", remote, (long)getpid(),
+	    __atomic_add_fetch(&seq, 1, __ATOMIC_RELAXED));
+	f = sftp_open(h->sftp, tmp, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	if (f == NULL) {
+		ssh_host_fail(h, cause, "create \"%s\": %s", tmp,
+		    ssh_host_sftp_error(h));
+		goto out;
+	}
+	if (ssh_host_copy(h, fd, f, local, tmp, cause) != 0)
+		goto out;
+	done = sftp_close(f) == SSH_NO_ERROR;
+	f = NULL;
+	if (!done) {
+		ssh_host_fail(h, cause, "close \"%s\": %s", tmp,
+		    ssh_host_sftp_error(h));
+		goto out;
+	}
+	if (sftp_chmod(h->sftp, tmp, mode) != 0) {
+		ssh_host_fail(h, cause, "chmod \"%s\": %s", tmp,
+		    ssh_host_sftp_error(h));
+		goto out;
+	}
+	if (ssh_host_rename(h, tmp, remote, cause) != 0)
+		goto out;
+	rc = 0;
+out:
+	if (f != NULL)
+		sftp_close(f);
+	if (rc != 0 && tmp != NULL && h->sftp != NULL)
+		sftp_unlink(h->sftp, tmp);
+	if (fd != -1)
+		close(fd);
+	free(tmp);
+	free(dir);
+	return rc;
+}
+
+struct ssh_host_chan *
+ssh_host_chan_open(struct ssh_host *h, const char *cmd, char **cause)
+{
+	struct ssh_host_chan	*ch;
+	ssh_channel		 c;
+
+	ssh_host_set_timeout(h, h->command_timeout_ms);
+	c = ssh_host_start(h, cmd, cause);
+	ssh_host_set_timeout(h, h->connect_timeout_ms);
+	if (c == NULL)
+		return NULL;
+	ch = xcalloc(1, sizeof *ch);
+	ch->h = h;
+	ch->c = c;
+	return ch;
+}
+
+/* Keeps the last SSH_HOST_STDERR_TAIL bytes of the process's stderr. */
+static int
+ssh_host_chan_drain_stderr(struct ssh_host_chan *ch)
+{
+	char	tmp[4096];
+	size_t	keep;
+	int	n;
+
+	while ((n = ssh_channel_read_nonblocking(ch->c, tmp, sizeof tmp,
+	    1)) > 0) {
+		if ((size_t)n >= SSH_HOST_STDERR_TAIL) {
+			memcpy(ch->errtail, tmp + n - SSH_HOST_STDERR_TAIL,
+			    SSH_HOST_STDERR_TAIL);
+			ch->errlen = SSH_HOST_STDERR_TAIL;
+		} else {
+			keep = SSH_HOST_STDERR_TAIL - (size_t)n;
+			if (ch->errlen > keep) {
+				memmove(ch->errtail, ch->errtail +
+				    ch->errlen - keep, keep);
+				ch->errlen = keep;
+			}
+			memcpy(ch->errtail + ch->errlen, tmp, (size_t)n);
+			ch->errlen += (size_t)n;
+		}
+		ch->errtail[ch->errlen] = '\0';
+	}
+	return n == SSH_ERROR ? -1 : 0;
+}
+
+const char *
+ssh_host_chan_stderr(const struct ssh_host_chan *ch)
+{
+	return ch->errtail;
+}
+
+/* Reports that the process closed its output, quoting its stderr. */
+static void
+ssh_host_chan_eof(struct ssh_host_chan *ch, char **cause)
+{
+	size_t	 len = ch->errlen;
+	char	*tail = xstrndup(ch->errtail, len);
+
+	while (len > 0 && (tail[len - 1] == '\n' || tail[len - 1] == '\r'))
+		tail[--len] = '\0';
+	if (len > 0)
+		ssh_host_fail(ch->h, cause, "remote process ended: %s", tail);
+	else
+		ssh_host_fail(ch->h, cause, "remote process ended");
+	free(tail);
+}
+
+int
+ssh_host_chan_read(struct ssh_host_chan *ch, void *buf, size_t len,
+    int timeout_ms, char **cause)
+{
+	long long	deadline = -1;
+	size_t		got = 0;
+	int		n, eof;
+
+	if (timeout_ms >= 0)
+		deadline = ssh_host_now_ms() + timeout_ms;
+	while (got < len) {
+		eof = ssh_channel_is_eof(ch->c);
+		n = ssh_channel_read_nonblocking(ch->c, (char *)buf + got,
+		    (uint32_t)(len - got), 0);
+		if (n > 0) {
+			got += (size_t)n;
+			continue;
+		}
+		if (n == SSH_ERROR || ssh_host_chan_drain_stderr(ch) != 0)
+			goto lost;
+		if (eof) {
+			ssh_host_chan_eof(ch, cause);
+			return -1;
+		}
+		if (deadline >= 0 && ssh_host_now_ms() >= deadline) {
+			ssh_host_fail(ch->h, cause, "read from remote process: "
+			    "timed out after %d ms", timeout_ms);
+			return -1;
+		}
+		if (ssh_channel_poll_timeout(ch->c, ssh_host_slice(deadline),
+		    0) == SSH_ERROR)
+			goto lost;
+	}
+	return 0;
+lost:
+	ssh_host_fail(ch->h, cause, "connection lost: %s",
+	    ssh_get_error(ch->h->s));
+	return -1;
+}
+
+int
+ssh_host_chan_write(struct ssh_host_chan *ch, const void *buf, size_t len,
+    int timeout_ms, char **cause)
+{
+	struct ssh_host	*h = ch->h;
+	size_t		 off = 0;
+	int		 n, rc = 0;
+
+	ssh_host_set_timeout(h, timeout_ms >= 0 ? timeout_ms :
+	    h->command_timeout_ms);
+	while (off < len) {
+		n = ssh_channel_write(ch->c, (const char *)buf + off,
+		    (uint32_t)(len - off));
+		if (n <= 0) {
+			ssh_host_fail(h, cause, "write to remote process: %s",
+			    n == 0 ? "timed out" : ssh_get_error(h->s));
+			rc = -1;
+			break;
+		}
+		off += (size_t)n;
+	}
+	ssh_host_set_timeout(h, h->connect_timeout_ms);
+	return rc;
+}
+
+void
+ssh_host_chan_close(struct ssh_host_chan *ch)
+{
+	if (ch == NULL)
+		return;
+	if (ssh_channel_is_open(ch->c)) {
+		ssh_channel_send_eof(ch->c);
+		ssh_channel_close(ch->c);
+	}
+	ssh_channel_free(ch->c);
+	free(ch);
+}

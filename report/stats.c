@@ -1,2 +1,366 @@
-/* placeholder */
-extern int stats_placeholder;
+/* Statistics of sample sets: summaries, Welch's t-test, Mann-Whitney U. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <gsl/gsl_cdf.h>
+#include <gsl/gsl_sort.h>
+#include <gsl/gsl_statistics_double.h>
+
+#include "common/xmalloc.h"
+#include "report/stats.h"
+
+/* Largest side for the exact Mann-Whitney U p, without and with ties. */
+#define STATS_MWU_EXACT_MAX		50
+#define STATS_MWU_EXACT_MAX_TIES	25
+
+/* Returns a sorted copy of x; the caller frees it. */
+static double *
+stats_sorted(const double *x, size_t n)
+{
+	double	*s;
+
+	s = xreallocarray(NULL, n ? n : 1, sizeof *s);
+	memcpy(s, x, n * sizeof *s);
+	gsl_sort(s, 1, n);
+	return s;
+}
+
+/* Fills the harmonic and geometric means, NAN when any x <= 0. */
+static void
+stats_positive_means(const double *x, size_t n, struct stats_summary *s)
+{
+	double	 inv = 0, logs = 0;
+	size_t	 i;
+
+	s->hmean = s->gmean = NAN;
+	for (i = 0; i < n; i++) {
+		if (!(x[i] > 0))
+			return;
+		inv += 1 / x[i];
+		logs += log(x[i]);
+	}
+	s->hmean = n / inv;
+	s->gmean = exp(logs / n);
+}
+
+/* Summarizes n samples; returns -1 when there are none. */
+int
+stats_summarize(const double *x, size_t n, struct stats_summary *s)
+{
+	double	*sorted;
+
+	memset(s, 0, sizeof *s);
+	if (n == 0)
+		return -1;
+	sorted = stats_sorted(x, n);
+	s->n = n;
+	s->amean = gsl_stats_mean(x, 1, n);
+	s->median = gsl_stats_median_from_sorted_data(sorted, 1, n);
+	s->min = sorted[0];
+	s->max = sorted[n - 1];
+	s->sd = n < 2 ? NAN : gsl_stats_sd_m(x, 1, n, s->amean);
+	s->cv = s->amean == 0 ? NAN : 100 * s->sd / s->amean;
+	stats_positive_means(x, n, s);
+	free(sorted);
+	return 0;
+}
+
+/* Returns the q quantile (0..1) by linear interpolation, R type 7. */
+double
+stats_percentile(const double *x, size_t n, double q)
+{
+	double	*sorted, v;
+
+	if (n == 0 || !(q >= 0 && q <= 1))
+		return NAN;
+	sorted = stats_sorted(x, n);
+	v = gsl_stats_quantile_from_sorted_data(sorted, 1, n, q);
+	free(sorted);
+	return v;
+}
+
+/* Marks a test as not run. */
+static void
+stats_test_clear(struct stats_test *r, enum stats_test_kind kind)
+{
+	r->kind = kind;
+	r->done = 0;
+	r->p = r->t = r->nu = r->diff = r->ci_lo = r->ci_hi = NAN;
+	r->u = r->z = NAN;
+	r->exact = 0;
+}
+
+/* Copies x through the test's transform; returns NULL outside its domain. */
+static double *
+stats_transform(const double *x, size_t n, enum stats_test_kind kind)
+{
+	double	*y;
+	size_t	 i;
+
+	y = xreallocarray(NULL, n, sizeof *y);
+	for (i = 0; i < n; i++) {
+		y[i] = x[i];
+		if (kind == STATS_TEST_WELCH)
+			continue;
+		if (!(x[i] > 0)) {
+			free(y);
+			return NULL;
+		}
+		y[i] = kind == STATS_TEST_WELCH_INV ? 1 / x[i] : log(x[i]);
+	}
+	return y;
+}
+
+/* Welch's t-test on already transformed samples. */
+static void
+stats_welch_raw(const double *b, size_t nb, const double *x, size_t nx,
+    struct stats_test *r)
+{
+	double	 mb, mx, vb, vx, se, q;
+
+	mb = gsl_stats_mean(b, 1, nb);
+	mx = gsl_stats_mean(x, 1, nx);
+	vb = gsl_stats_variance_m(b, 1, nb, mb) / nb;
+	vx = gsl_stats_variance_m(x, 1, nx, mx) / nx;
+	r->done = 1;
+	r->diff = mx - mb;
+	if (vb == 0 && vx == 0) {
+		/* No spread at all: the means either match or they do not. */
+		r->p = mx == mb ? 1 : 0;
+		r->t = mx == mb ? 0 : copysign(INFINITY, r->diff);
+		r->ci_lo = r->ci_hi = r->diff;
+		return;
+	}
+	se = sqrt(vb + vx);
+	r->t = r->diff / se;
+	r->nu = (vb + vx) * (vb + vx) /
+	    (vb * vb / (nb - 1) + vx * vx / (nx - 1));
+	r->p = fmin(1, 2 * gsl_cdf_tdist_Q(fabs(r->t), r->nu));
+	q = gsl_cdf_tdist_Qinv(0.025, r->nu);
+	r->ci_lo = r->diff - q * se;
+	r->ci_hi = r->diff + q * se;
+}
+
+/* Welch's t-test of x against base b on x, 1/x or ln x, as kind says. */
+void
+stats_welch(const double *b, size_t nb, const double *x, size_t nx,
+    enum stats_test_kind kind, struct stats_test *r)
+{
+	double	*tb = NULL, *tx = NULL;
+
+	stats_test_clear(r, kind);
+	if (nb < 2 || nx < 2)
+		goto out;
+	tb = stats_transform(b, nb, kind);
+	tx = stats_transform(x, nx, kind);
+	if (tb == NULL || tx == NULL)
+		goto out;
+	stats_welch_raw(tb, nb, tx, nx, r);
+out:
+	free(tb);
+	free(tx);
+}
+
+/*
+ * Pools both samples (base first) and stores each one's doubled midrank,
+ * an integer; returns the tie term sum(t^3 - t).
+ */
+static double
+stats_mwu_ranks(const double *b, size_t nb, const double *x, size_t nx,
+    long *r2)
+{
+	size_t	 n = nb + nx, i, j, k, *idx;
+	double	*all, ties = 0, t;
+
+	all = xreallocarray(NULL, n, sizeof *all);
+	idx = xreallocarray(NULL, n, sizeof *idx);
+	memcpy(all, b, nb * sizeof *all);
+	memcpy(all + nb, x, nx * sizeof *all);
+	gsl_sort_index(idx, all, 1, n);
+	for (i = 0; i < n; i = j) {
+		for (j = i + 1; j < n && all[idx[j]] == all[idx[i]]; j++)
+			;
+		for (k = i; k < j; k++)
+			r2[idx[k]] = (long)(i + j + 1);
+		t = (double)(j - i);
+		ties += t * t * t - t;
+	}
+	free(all);
+	free(idx);
+	return ties;
+}
+
+/*
+ * Exact two-sided p of the doubled base rank sum obs: counts the subsets
+ * of size nb of the pooled doubled midranks by their sum.
+ */
+static double
+stats_mwu_exact_p(const long *r2, size_t n, size_t nb, long obs)
+{
+	long	 total = 0, s, lo_bound;
+	size_t	 i, k, w;
+	double	*dp, all = 0, lower = 0, upper = 0, c;
+
+	for (i = 0; i < n; i++)
+		total += r2[i];
+	w = (size_t)total + 1;
+	dp = xcalloc((nb + 1) * w, sizeof *dp);
+	dp[0] = 1;
+	for (i = 0; i < n; i++)
+		for (k = nb < i + 1 ? nb : i + 1; k >= 1; k--)
+			for (s = total; s >= r2[i]; s--)
+				dp[k * w + s] += dp[(k - 1) * w + s - r2[i]];
+	lo_bound = obs;
+	for (s = 0; s <= total; s++) {
+		c = dp[nb * w + s];
+		all += c;
+		if (s <= lo_bound)
+			lower += c;
+		if (s >= lo_bound)
+			upper += c;
+	}
+	free(dp);
+	return fmin(1, 2 * fmin(lower, upper) / all);
+}
+
+/* Normal approximation with tie and continuity correction; sets z. */
+static double
+stats_mwu_normal_p(size_t nb, size_t nx, double ties, struct stats_test *r)
+{
+	double	 n = (double)(nb + nx), mu, sigma, d;
+
+	mu = (double)nb * nx / 2;
+	sigma = sqrt((double)nb * nx / 12 *
+	    (n + 1 - ties / (n * (n - 1))));
+	d = r->u - mu;
+	if (d > 0)
+		d -= 0.5;
+	else if (d < 0)
+		d += 0.5;
+	r->z = d / sigma;
+	return fmin(1, 2 * gsl_cdf_ugaussian_Q(fabs(r->z)));
+}
+
+/* Returns whether the exact distribution applies to these sizes. */
+static int
+stats_mwu_use_exact(size_t nb, size_t nx, int tied)
+{
+	size_t	 max = tied ? STATS_MWU_EXACT_MAX_TIES : STATS_MWU_EXACT_MAX;
+
+	return nb <= max && nx <= max;
+}
+
+/* Mann-Whitney U test of x against base b with pooled midranks. */
+void
+stats_mwu(const double *b, size_t nb, const double *x, size_t nx,
+    enum stats_mwu_method method, struct stats_test *r)
+{
+	size_t	 n = nb + nx, i;
+	long	*r2, sum2 = 0;
+	double	 ties;
+
+	stats_test_clear(r, STATS_TEST_MWU);
+	if (nb == 0 || nx == 0)
+		return;
+	r2 = xreallocarray(NULL, n, sizeof *r2);
+	ties = stats_mwu_ranks(b, nb, x, nx, r2);
+	for (i = 0; i < nb; i++)
+		sum2 += r2[i];
+	r->done = 1;
+	r->u = (sum2 - (double)nb * (nb + 1)) / 2;
+	if (ties == (double)n * n * n - n) {
+		/* Every value equal: nothing to tell apart. */
+		r->p = 1;
+		r->z = 0;
+	} else if (method == STATS_MWU_EXACT || (method == STATS_MWU_AUTO &&
+	    stats_mwu_use_exact(nb, nx, ties > 0))) {
+		r->exact = 1;
+		r->p = stats_mwu_exact_p(r2, n, nb, sum2);
+	} else
+		r->p = stats_mwu_normal_p(nb, nx, ties, r);
+	free(r2);
+}
+
+/* Runs the test of the given kind of x against base b. */
+void
+stats_test_run(enum stats_test_kind kind, const double *b, size_t nb,
+    const double *x, size_t nx, struct stats_test *r)
+{
+	switch (kind) {
+	case STATS_TEST_WELCH:
+	case STATS_TEST_WELCH_INV:
+	case STATS_TEST_WELCH_LOG:
+		stats_welch(b, nb, x, nx, kind, r);
+		break;
+	case STATS_TEST_MWU:
+		stats_mwu(b, nb, x, nx, STATS_MWU_AUTO, r);
+		break;
+	default:
+		stats_test_clear(r, STATS_TEST_NONE);
+		break;
+	}
+}
+
+/* Returns the smallest n per side with which the test can reach alpha. */
+size_t
+stats_test_min_n(enum stats_test_kind kind)
+{
+	switch (kind) {
+	case STATS_TEST_MWU:
+		return 4;
+	case STATS_TEST_NONE:
+		return 0;
+	default:
+		return 2;
+	}
+}
+
+/* Returns the test's name as printed under tables. */
+const char *
+stats_test_name(enum stats_test_kind kind)
+{
+	switch (kind) {
+	case STATS_TEST_WELCH:
+		return "Welch's t-test";
+	case STATS_TEST_WELCH_INV:
+		return "Welch's t-test on 1/x";
+	case STATS_TEST_WELCH_LOG:
+		return "Welch's t-test on ln x";
+	case STATS_TEST_MWU:
+		return "Mann-Whitney U";
+	default:
+		return "none";
+	}
+}
+
+/* Returns the half-width of the 95% CI of the mean, NAN for n < 2. */
+double
+stats_ci_halfwidth(const double *x, size_t n)
+{
+	double	 sd;
+
+	if (n < 2)
+		return NAN;
+	sd = gsl_stats_sd(x, 1, n);
+	return gsl_cdf_tdist_Qinv(0.025, (double)(n - 1)) * sd / sqrt(n);
+}
+
+/*
+ * Returns 1 when a kernel's runs may stop: n reached max_n, or n reached
+ * min_n and the 95% CI half-width is within w (a fraction) of the mean.
+ * Never looks at another kernel's samples.
+ */
+int
+stats_precision_reached(const double *x, size_t n, double w, size_t min_n,
+    size_t max_n)
+{
+	double	 m;
+
+	if (n >= max_n)
+		return 1;
+	if (n < min_n || n < 2)
+		return 0;
+	m = gsl_stats_mean(x, 1, n);
+	return stats_ci_halfwidth(x, n) <= w * fabs(m);
+}

@@ -1,0 +1,119 @@
+/*
+ * hilab-agent: the per-host agent.  It speaks the protocol of
+ * common/proto.h on stdin/stdout, reports the host's facts, runs benchmarks
+ * in a runner detached from the session and spools their results under
+ * DIR/spool/<run_id>/:
+ *
+ *	lock	 held (flock LOCK_EX) by the runner for its whole life
+ *	results	 RESULT frames, appended and fsync'd one by one
+ *	state	 "<state> <count>\n", written atomically when the runner ends
+ *	out	 the current iteration's stdout+stderr
+ *	log	 the runner's own stderr
+ */
+#ifndef HILAB_AGENT_H
+#define HILAB_AGENT_H
+
+#include <sys/types.h>
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "common/proto.h"
+
+#define AGENT_DEFAULT_DIR	"/var/tmp/hilab"
+
+#if defined(__x86_64__)
+#define AGENT_ARCH	"x86_64"
+#elif defined(__aarch64__)
+#define AGENT_ARCH	"aarch64"
+#elif defined(__i386__)
+#define AGENT_ARCH	"i686"
+#elif defined(__riscv) && __riscv_xlen == 64
+#define AGENT_ARCH	"riscv64"
+#elif defined(__powerpc64__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define AGENT_ARCH	"ppc64le"
+#elif defined(__s390x__)
+#define AGENT_ARCH	"s390x"
+#else
+#error "unknown target architecture"
+#endif
+
+/* Exit codes of serve. */
+#define AGENT_EXIT_OK		0
+#define AGENT_EXIT_REFUSED	1	/* version not supported, I/O error */
+#define AGENT_EXIT_PROTO	2	/* the peer broke the protocol */
+
+/* What one RUN request asks for, decoded. */
+struct run_spec {
+	char		 *run_id;
+	char		**argv;		/* NULL-terminated */
+	char		**env;		/* NULL-terminated "K=V" */
+	char		 *cwd;		/* or NULL */
+	uint64_t	  iterations;
+	uint64_t	  warmups;
+	uint64_t	  timeout_ms;	/* 0 = none */
+};
+
+/* cpulist.c: a set of CPU numbers, set[i] != 0 if CPU i is in it. */
+struct cpulist {
+	unsigned char	*set;
+	size_t		 n;
+};
+int	 cpulist_parse(const char *, struct cpulist *);
+void	 cpulist_add(struct cpulist *, size_t lo, size_t hi);
+size_t	 cpulist_count(const struct cpulist *);
+int	 cpulist_has(const struct cpulist *, size_t cpu);
+char	*cpulist_format(const struct cpulist *);
+void	 cpulist_free(struct cpulist *);
+
+/* topo.c: topology facts; each takes an unused argument, NULL if absent. */
+char	*topo_online_count(const char *);
+char	*topo_sockets(const char *);
+char	*topo_dies(const char *);
+char	*topo_cores_per_socket(const char *);
+char	*topo_threads_per_core(const char *);
+char	*topo_llc_groups(const char *);
+char	*topo_numa_nodes(const char *);
+char	*topo_numa_node_list(const char *);
+
+/* facts.c */
+char	*facts_read(const char *path);
+struct fact {
+	const char	*key;
+	char		*value;		/* NULL if the host lacks it */
+};
+struct fact	*facts_collect(size_t *n);
+void		 facts_free(struct fact *, size_t);
+void		 facts_add(struct proto_buf *, const struct fact *, size_t);
+void		 facts_print(FILE *, const struct fact *, size_t);
+
+/* spool.c */
+char	*spool_run_dir(const char *dir, const char *run_id);
+char	*spool_path(const char *dir, const char *run_id, const char *file);
+int	 spool_create(const char *dir, const char *run_id, int *lockfd,
+	    char **cause);
+int	 spool_exists(const char *dir, const char *run_id);
+int	 spool_state(const char *dir, const char *run_id, int *state,
+	    uint64_t *count);
+int	 spool_write_state(const char *dir, const char *run_id, int state,
+	    uint64_t count);
+int	 spool_append(int fd, const struct proto_buf *);
+/* Called per spooled RESULT; non-zero stops the walk and is returned. */
+typedef int (*spool_result_cb)(const unsigned char *payload, size_t len,
+    const struct proto_msg *, void *arg);
+int	 spool_results(const char *dir, const char *run_id,
+	    spool_result_cb cb, void *arg, uint64_t *count);
+int	 spool_wait(const char *dir, const char *run_id);
+int	 spool_remove(const char *dir, const char *run_id, char **cause);
+char	**spool_list(const char *dir, size_t *n);
+const char *spool_state_name(int state);
+
+/* runner.c */
+int	 runner_start(const char *dir, const struct run_spec *, pid_t *pid,
+	    int *notify, char **cause);
+
+/* serve.c */
+int	 serve_main(const char *dir);
+
+#endif

@@ -1,0 +1,90 @@
+/* hilab machines: check and list the lab inventory. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "controller/cli/cli.h"
+#include "machines/inventory.h"
+
+/* Loads the inventory from dir, printing every error; NULL on failure. */
+static struct inventory *
+machines_load(const char *dir)
+{
+	struct inventory *inv;
+	char *cause = NULL;
+
+	if ((inv = inventory_load(dir, &cause)) == NULL) {
+		fprintf(stderr, "%s\n", cause);
+		free(cause);
+	}
+	return inv;
+}
+
+/* hilab machines check [DIR]: validates and prints the normalized files. */
+static int
+machines_check(const struct cli_options *o, int argc, char **argv)
+{
+	const char *dir = argc > 2 ? argv[2] : o->machines_dir;
+	struct inventory *inv;
+
+	if (argc > 3)
+		return cli_usage_error("usage: hilab machines check [DIR]");
+	if ((inv = machines_load(dir)) == NULL)
+		return CLI_EXIT_USAGE;
+	inventory_print(stdout, inv);
+	inventory_free(inv);
+	return CLI_EXIT_OK;
+}
+
+/* Returns the machine's kind as spelled in machine files. */
+static const char *
+machines_kind(const struct machine *m)
+{
+	return m->kind == MACHINE_SSH ? "ssh" : "libvirt";
+}
+
+/* hilab machines list: one line (or JSON object) per machine. */
+static int
+machines_list(const struct cli_options *o)
+{
+	struct inventory *inv;
+	const struct machine *m;
+	json_t *arr;
+	size_t i;
+
+	if ((inv = machines_load(o->machines_dir)) == NULL)
+		return CLI_EXIT_USAGE;
+	arr = json_array();
+	if (!o->json)
+		printf("%-20s %-8s %-8s %5s  %s\n", "NAME", "KIND", "ARCH",
+		    "CPUS", "ADDRESS");
+	for (i = 0; i < inv->n; i++) {
+		m = inv->machines[i];
+		json_array_append_new(arr, json_pack("{s:s, s:s, s:s, s:i, "
+		    "s:s?, s:i}", "name", m->name, "kind", machines_kind(m),
+		    "arch", m->arch, "cpus", m->topo.cpus, "host", m->ssh.host,
+		    "port", m->ssh.port));
+		if (!o->json)
+			printf("%-20s %-8s %-8s %5d  %s:%d\n", m->name,
+			    machines_kind(m), m->arch, m->topo.cpus,
+			    m->ssh.host ? m->ssh.host : "-", m->ssh.port);
+	}
+	if (o->json)
+		cli_print_json(arr);
+	json_decref(arr);
+	inventory_free(inv);
+	return CLI_EXIT_OK;
+}
+
+int
+cmd_machines(const struct cli_options *o, int argc, char **argv)
+{
+	if (argc >= 2 && strcmp(argv[1], "check") == 0)
+		return machines_check(o, argc, argv);
+	if (argc == 2 && strcmp(argv[1], "list") == 0)
+		return machines_list(o);
+	return cli_usage_error("usage: hilab machines check [DIR] | "
+	    "machines list");
+}

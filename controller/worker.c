@@ -1,0 +1,581 @@
+/*
+ * A machine's worker thread.  Its story: wait for work, lease the machine,
+ * reach its agent, learn what it runs, run each benchmark, store every
+ * result, acknowledge it, release the machine.
+ */
+#include <sys/random.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "common/log.h"
+#include "common/xmalloc.h"
+#include "controller/daemon.h"
+#include "controller/ingest.h"
+#include "db/db.h"
+#include "jobs/job.h"
+#include "jobs/plan.h"
+#include "machines/agent_client.h"
+#include "machines/inventory.h"
+
+#define WORKER_LEASE_MS		(10 * 60 * 1000)
+#define WORKER_RECONNECTS	3
+
+/* What a worker keeps between runs. */
+struct worker_ctx {
+	struct worker		*w;
+	struct db		*db;
+	struct agent_conn	*conn;
+	int64_t			 plan_job;	/* job the plan belongs to */
+	struct plan		 plan;
+};
+
+/* One run in progress: what the result callback needs. */
+struct worker_run {
+	struct worker_ctx	*ctx;
+	const struct db_run	*run;
+	const struct plan_run	*plan;
+	char			*problem;	/* first failed iteration */
+	int64_t			 last_seq;
+	bool			 cancelled;
+	bool			 db_failed;
+};
+
+static const char *
+worker_name(const struct worker_ctx *ctx)
+{
+	return ctx->w->machine->name;
+}
+
+/* Logs to stderr and to the events table. */
+static void
+worker_event(struct worker_ctx *ctx, const struct db_run *r,
+    enum db_level level, const char *msg)
+{
+	char *cause = NULL;
+
+	if (level >= DB_WARN)
+		log_warn(worker_name(ctx), "%s", msg);
+	else
+		log_info(worker_name(ctx), "%s", msg);
+	if (db_event_add(ctx->db, r ? r->job : 0, r ? r->id : 0,
+	    worker_name(ctx), level, &cause, "%s", msg) == -1) {
+		log_warn(worker_name(ctx), "%s", cause);
+		free(cause);
+	}
+}
+
+/* Connects to the machine's agent unless already connected. */
+static int
+worker_connect(struct worker_ctx *ctx, char **cause)
+{
+	if (ctx->conn != NULL)
+		return 0;
+	ctx->conn = agent_connect(ctx->w->machine, ctx->w->daemon->agent_dir,
+	    cause);
+	if (ctx->conn == NULL)
+		return -1;
+	log_info(worker_name(ctx), "agent ready (%s%s)", agent_arch(ctx->conn),
+	    agent_uploaded(ctx->conn) ? ", uploaded" : "");
+	return 0;
+}
+
+static void
+worker_disconnect(struct worker_ctx *ctx)
+{
+	agent_close(ctx->conn);
+	ctx->conn = NULL;
+}
+
+/* Loads the plan of a job, reusing it while the job stays the same. */
+static int
+worker_load_plan(struct worker_ctx *ctx, int64_t job_id, char **cause)
+{
+	struct db_job *dj;
+	struct job *job;
+	int rc;
+
+	if (ctx->plan_job == job_id)
+		return 0;
+	plan_free(&ctx->plan);
+	ctx->plan_job = 0;
+	if ((dj = db_job_get(ctx->db, job_id, cause)) == NULL)
+		return -1;
+	job = job_from_json(dj->spec, cause);
+	db_job_free(dj);
+	if (job == NULL)
+		return -1;
+	rc = plan_build(job, &ctx->plan, cause);
+	job_free(job);
+	if (rc == 0)
+		ctx->plan_job = job_id;
+	return rc;
+}
+
+/* The plan entry of a stored run: same machine, round and position. */
+static const struct plan_run *
+worker_plan_run(const struct worker_ctx *ctx, const struct db_run *r)
+{
+	const struct plan_run *p;
+	size_t i;
+
+	for (i = 0; i < ctx->plan.n; i++) {
+		p = &ctx->plan.runs[i];
+		if (p->round == r->round && p->position == r->position &&
+		    strcmp(p->machine, r->machine) == 0)
+			return p;
+	}
+	return NULL;
+}
+
+/* True if someone asked to cancel the run's job. */
+static bool
+worker_cancel_requested(struct worker_ctx *ctx, int64_t job_id)
+{
+	struct db_job *dj;
+	char *cause = NULL;
+	bool yes;
+
+	if ((dj = db_job_get(ctx->db, job_id, &cause)) == NULL) {
+		free(cause);
+		return false;
+	}
+	yes = dj->cancel_requested;
+	db_job_free(dj);
+	return yes;
+}
+
+/* Stores one result as it arrives; stops the exchange on cancel. */
+static int
+worker_result_cb(const struct agent_result *res, void *arg)
+{
+	struct worker_run *wr = arg;
+	struct worker_ctx *ctx = wr->ctx;
+	char *problem = NULL, *cause = NULL;
+
+	if (ingest_result(ctx->db, wr->run->id, wr->plan, res, &problem,
+	    &cause) == -1) {
+		worker_event(ctx, wr->run, DB_ERROR, cause);
+		free(cause);
+		wr->db_failed = true;
+		return -1;
+	}
+	wr->last_seq = (int64_t)res->seq;
+	if (problem != NULL && wr->problem == NULL)
+		wr->problem = problem;
+	else
+		free(problem);
+	pthread_mutex_lock(&ctx->w->daemon->lock);
+	ctx->w->results++;
+	pthread_mutex_unlock(&ctx->w->daemon->lock);
+	db_machine_renew(ctx->db, worker_name(ctx), ctx->w->owner,
+	    WORKER_LEASE_MS, &cause);
+	free(cause);
+	if (worker_cancel_requested(ctx, wr->run->job)) {
+		wr->cancelled = true;
+		return 1;
+	}
+	return 0;
+}
+
+/* A fresh agent run id: job, run and a random suffix (spools are kept). */
+static char *
+worker_agent_run_id(const struct db_run *r)
+{
+	unsigned int rnd = 0;
+
+	if (getrandom(&rnd, sizeof rnd, 0) != sizeof rnd)
+		rnd = (unsigned int)time(NULL) ^ (unsigned int)getpid();
+	return xasprintf("j%lld-r%lld-%08x", (long long)r->job,
+	    (long long)r->id, rnd);
+}
+
+/* Reads the host's facts, records them and the running kernel. */
+static char *
+worker_facts(struct worker_ctx *ctx, const struct db_run *r, char **cause)
+{
+	struct agent_facts facts = { 0 };
+	char *json;
+
+	if (agent_facts(ctx->conn, &facts, cause) == -1)
+		return NULL;
+	json = ingest_facts_json(&facts);
+	if (db_machine_set_facts(ctx->db, worker_name(ctx), json, cause) == -1 ||
+	    db_kernel_set_version(ctx->db, r->kernel,
+	    agent_facts_get(&facts, "kernel.release"),
+	    agent_facts_get(&facts, "kernel.version"), cause) == -1) {
+		free(json);
+		json = NULL;
+	}
+	agent_facts_clear(&facts);
+	return json;
+}
+
+/*
+ * After a dropped connection: reconnect and collect the rest of the run
+ * from the agent's spool.  Returns 0 when the run's end was seen.
+ */
+static int
+worker_reattach(struct worker_ctx *ctx, struct worker_run *wr,
+    const char *run_id, char **cause)
+{
+	int attempt, state;
+
+	for (attempt = 1; attempt <= WORKER_RECONNECTS; attempt++) {
+		worker_disconnect(ctx);
+		free(*cause);
+		*cause = NULL;
+		sleep(attempt);
+		if (worker_connect(ctx, cause) == -1)
+			continue;
+		if (agent_fetch(ctx->conn, run_id, (uint64_t)(wr->last_seq + 1),
+		    true, worker_result_cb, wr, &state, cause) == 0)
+			return state == PROTO_RUN_DONE_OK ? 0 : -1;
+		if (wr->db_failed || wr->cancelled)
+			return -1;
+	}
+	return -1;
+}
+
+/* Runs the benchmark on the agent and streams its results into SQLite. */
+static int
+worker_execute(struct worker_ctx *ctx, struct worker_run *wr,
+    const char *run_id, char **cause)
+{
+	struct agent_run_spec spec = {
+		.run_id = run_id, .argv = wr->plan->argv,
+		.iterations = wr->plan->iterations,
+		.warmups = wr->plan->warmups,
+		.timeout_ms = wr->plan->timeout_ms,
+	};
+	int state;
+
+	if (agent_run(ctx->conn, &spec, worker_result_cb, wr, &state,
+	    cause) == 0) {
+		if (state == PROTO_RUN_DONE_OK)
+			return 0;
+		*cause = xasprintf("agent run \"%s\" ended in state %d",
+		    run_id, state);
+		return -1;
+	}
+	if (wr->db_failed || wr->cancelled)
+		return -1;
+	worker_event(ctx, wr->run, DB_WARN, *cause);
+	return worker_reattach(ctx, wr, run_id, cause);
+}
+
+/* Ends a run: acknowledged to the agent once stored, then its state. */
+static void
+worker_finish(struct worker_ctx *ctx, struct worker_run *wr,
+    const char *run_id, int rc, char *cause)
+{
+	enum db_state state = DB_DONE;
+	const char *error = NULL;
+	char *ignore = NULL;
+
+	if (wr->cancelled) {
+		state = DB_CANCELLED;
+		worker_disconnect(ctx);
+	} else if (rc == -1) {
+		state = DB_FAILED;
+		error = cause;
+	} else if (wr->problem != NULL) {
+		state = DB_FAILED;
+		error = wr->problem;
+	}
+	if (rc == 0 && agent_ack(ctx->conn, run_id, &ignore) == -1) {
+		worker_event(ctx, wr->run, DB_WARN, ignore);
+		worker_disconnect(ctx);
+	}
+	if (error != NULL)
+		worker_event(ctx, wr->run, DB_ERROR, error);
+	if (db_run_set_state(ctx->db, wr->run->id, state, error, &ignore) == -1)
+		worker_event(ctx, wr->run, DB_ERROR, ignore);
+	free(ignore);
+}
+
+/* Publishes what the worker is doing, for "status". */
+static void
+worker_progress(struct worker_ctx *ctx, const struct db_run *r)
+{
+	pthread_mutex_lock(&ctx->w->daemon->lock);
+	ctx->w->run = r ? r->id : 0;
+	ctx->w->job = r ? r->job : 0;
+	ctx->w->results = 0;
+	pthread_mutex_unlock(&ctx->w->daemon->lock);
+}
+
+/* Marks a run failed before it reached the agent. */
+static void
+worker_fail(struct worker_ctx *ctx, const struct db_run *r, const char *why)
+{
+	char *cause = NULL;
+
+	worker_event(ctx, r, DB_ERROR, why);
+	if (r->state == DB_QUEUED)
+		db_run_set_state(ctx->db, r->id, DB_RUNNING, NULL, &cause);
+	if (db_run_set_state(ctx->db, r->id, DB_FAILED, why, &cause) == -1)
+		worker_event(ctx, r, DB_ERROR, cause);
+	free(cause);
+}
+
+/* Prepares the run's context: its plan entry and a connected agent. */
+static int
+worker_prepare(struct worker_ctx *ctx, struct worker_run *wr, char **cause)
+{
+	if (worker_load_plan(ctx, wr->run->job, cause) == -1)
+		return -1;
+	if ((wr->plan = worker_plan_run(ctx, wr->run)) == NULL) {
+		*cause = xasprintf("run %lld: not in the job's plan",
+		    (long long)wr->run->id);
+		return -1;
+	}
+	if (worker_connect(ctx, cause) == -1) {
+		db_machine_set_health(ctx->db, worker_name(ctx), DB_HEALTH_BAD,
+		    &(char *){ NULL });
+		return -1;
+	}
+	return 0;
+}
+
+/* Runs one queued run from start to end. */
+static void
+worker_run_one(struct worker_ctx *ctx, const struct db_run *r)
+{
+	struct worker_run wr = { .ctx = ctx, .run = r, .last_seq = -1 };
+	char *cause = NULL, *facts = NULL, *run_id = NULL;
+	int rc;
+
+	worker_progress(ctx, r);
+	if (worker_prepare(ctx, &wr, &cause) == -1 ||
+	    (facts = worker_facts(ctx, r, &cause)) == NULL) {
+		worker_fail(ctx, r, cause);
+		goto out;
+	}
+	db_machine_set_health(ctx->db, worker_name(ctx), DB_HEALTH_GOOD,
+	    &cause);
+	run_id = worker_agent_run_id(r);
+	if (db_run_start(ctx->db, r->id, run_id, facts, &cause) == -1) {
+		worker_event(ctx, r, DB_ERROR, cause);
+		goto out;
+	}
+	log_info(worker_name(ctx), "run %lld: %s %s on \"%s\" (round %d)",
+	    (long long)r->id, r->benchmark, r->params, worker_name(ctx),
+	    r->round);
+	rc = worker_execute(ctx, &wr, run_id, &cause);
+	worker_finish(ctx, &wr, run_id, rc, cause);
+out:
+	worker_progress(ctx, NULL);
+	free(wr.problem);
+	free(cause);
+	free(facts);
+	free(run_id);
+}
+
+/* Collects a run a previous controller left running on the host. */
+static void
+worker_resume_one(struct worker_ctx *ctx, const struct db_interrupted *it)
+{
+	struct worker_run wr = { .ctx = ctx, .last_seq = it->last_seq };
+	struct db_run *r;
+	char *cause = NULL;
+	int rc, state;
+
+	if ((r = db_run_get(ctx->db, it->run, &cause)) == NULL)
+		goto out;
+	wr.run = r;
+	if (it->agent_run_id == NULL) {
+		db_run_set_state(ctx->db, r->id, DB_QUEUED, NULL, &cause);
+		goto out;
+	}
+	worker_event(ctx, r, DB_INFO, "resuming an interrupted run");
+	worker_progress(ctx, r);
+	if (worker_prepare(ctx, &wr, &cause) == -1) {
+		worker_fail(ctx, r, cause);
+		goto out;
+	}
+	rc = agent_fetch(ctx->conn, it->agent_run_id, (uint64_t)(it->last_seq +
+	    1), true, worker_result_cb, &wr, &state, &cause);
+	if (rc == 0 && state != PROTO_RUN_DONE_OK) {
+		rc = -1;
+		cause = xasprintf("agent run \"%s\" ended in state %d on the "
+		    "host", it->agent_run_id, state);
+	}
+	worker_finish(ctx, &wr, it->agent_run_id, rc, cause);
+out:
+	worker_progress(ctx, NULL);
+	free(wr.problem);
+	free(cause);
+	db_run_free(r);
+}
+
+/* Resumes every run of this machine that a stopped controller left. */
+static void
+worker_resume(struct worker_ctx *ctx)
+{
+	struct db_interrupted *v;
+	size_t n, i;
+	char *cause = NULL;
+
+	if (db_run_list_interrupted(ctx->db, &v, &n, &cause) == -1) {
+		log_warn(worker_name(ctx), "%s", cause);
+		free(cause);
+		return;
+	}
+	for (i = 0; i < n; i++) {
+		if (strcmp(v[i].machine, worker_name(ctx)) == 0)
+			worker_resume_one(ctx, &v[i]);
+	}
+	db_interrupted_list_free(v, n);
+}
+
+static bool
+worker_stopping(struct worker *w)
+{
+	bool stop;
+
+	pthread_mutex_lock(&w->daemon->lock);
+	stop = w->daemon->stopping;
+	pthread_mutex_unlock(&w->daemon->lock);
+	return stop;
+}
+
+/* Runs every queued run of this machine, oldest job first. */
+static void
+worker_drain(struct worker_ctx *ctx)
+{
+	struct db_job *jobs;
+	struct db_run *r;
+	char *cause = NULL;
+	size_t n, i;
+
+	if (db_job_list(ctx->db, &jobs, &n, &cause) == -1) {
+		log_warn(worker_name(ctx), "%s", cause);
+		free(cause);
+		return;
+	}
+	for (i = 0; i < n && !worker_stopping(ctx->w); i++) {
+		if (jobs[i].state != DB_RUNNING)
+			continue;
+		while (!worker_stopping(ctx->w) && (r = db_run_next(ctx->db,
+		    jobs[i].id, worker_name(ctx), &cause)) != NULL) {
+			worker_run_one(ctx, r);
+			db_run_free(r);
+			daemon_nudge(ctx->w->daemon);
+		}
+	}
+	db_job_list_free(jobs, n);
+}
+
+/* Sleeps until a nudge or a timeout (a missed nudge costs 5 s at most). */
+static void
+worker_wait(struct worker *w, uint64_t seen)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	ts.tv_sec += 5;
+	pthread_mutex_lock(&w->daemon->lock);
+	while (w->daemon->generation == seen && !w->daemon->stopping) {
+		if (pthread_cond_timedwait(&w->daemon->nudge, &w->daemon->lock,
+		    &ts) != 0)
+			break;
+	}
+	pthread_mutex_unlock(&w->daemon->lock);
+}
+
+/* Leases the machine, runs what is queued for it, gives it back. */
+static void
+worker_cycle(struct worker_ctx *ctx)
+{
+	char *cause = NULL;
+	int leased;
+
+	leased = db_machine_lease(ctx->db, worker_name(ctx), ctx->w->owner,
+	    WORKER_LEASE_MS, &cause);
+	if (leased != 1) {
+		if (leased == -1)
+			log_warn(worker_name(ctx), "%s", cause);
+		free(cause);
+		return;
+	}
+	worker_drain(ctx);
+	if (db_machine_release(ctx->db, worker_name(ctx), ctx->w->owner,
+	    &cause) == -1) {
+		log_warn(worker_name(ctx), "%s", cause);
+		free(cause);
+	}
+}
+
+/* The thread: resume what was interrupted, then serve the queue. */
+static void *
+worker_main(void *arg)
+{
+	struct worker_ctx ctx = { .w = arg };
+	char *cause = NULL;
+	uint64_t seen;
+
+	if ((ctx.db = db_open(ctx.w->daemon->db_path, &cause)) == NULL) {
+		log_warn(ctx.w->machine->name, "%s", cause);
+		free(cause);
+		return NULL;
+	}
+	worker_resume(&ctx);
+	while (!worker_stopping(ctx.w)) {
+		pthread_mutex_lock(&ctx.w->daemon->lock);
+		seen = ctx.w->daemon->generation;
+		pthread_mutex_unlock(&ctx.w->daemon->lock);
+		worker_cycle(&ctx);
+		worker_wait(ctx.w, seen);
+	}
+	worker_disconnect(&ctx);
+	plan_free(&ctx.plan);
+	db_close(ctx.db);
+	return NULL;
+}
+
+int
+worker_start_all(struct daemon *d, char **cause)
+{
+	struct worker *w;
+	size_t i;
+	int rc;
+
+	d->nworkers = d->inventory->n;
+	d->workers = xcalloc(d->nworkers ? d->nworkers : 1, sizeof *w);
+	for (i = 0; i < d->nworkers; i++) {
+		w = &d->workers[i];
+		w->daemon = d;
+		w->machine = d->inventory->machines[i];
+		w->owner = xasprintf("hilabd:%ld", (long)getpid());
+		if ((rc = pthread_create(&w->thread, NULL, worker_main,
+		    w)) != 0) {
+			*cause = xasprintf("machine \"%s\": worker thread: %s",
+			    w->machine->name, strerror(rc));
+			d->nworkers = i;
+			return -1;
+		}
+	}
+	return 0;
+}
+
+void
+worker_stop_all(struct daemon *d)
+{
+	size_t i;
+
+	pthread_mutex_lock(&d->lock);
+	d->stopping = true;
+	pthread_cond_broadcast(&d->nudge);
+	pthread_mutex_unlock(&d->lock);
+	for (i = 0; i < d->nworkers; i++) {
+		pthread_join(d->workers[i].thread, NULL);
+		free(d->workers[i].owner);
+	}
+	free(d->workers);
+	d->workers = NULL;
+	d->nworkers = 0;
+}

@@ -1,0 +1,290 @@
+/*
+ * The hilab database: schema migrations and access to the job queue,
+ * machine leases, kernels, runs, results, samples, metrics and events.
+ *
+ * One struct db is one SQLite connection, used by one thread at a time
+ * (each thread opens its own).  Times are unix milliseconds; 0 stands for
+ * "not set" in integer fields and NULL in strings.  Every function that can
+ * fail returns -1 (or NULL) and sets *cause to an allocated message the
+ * caller frees, e.g. `db "/var/lib/hilab/hilab.db": insert run: ...`.
+ * Strings in returned structs are owned by the struct; free it with the
+ * matching *_free function.
+ */
+#ifndef HILAB_DB_H
+#define HILAB_DB_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct db;
+struct sqlite3;
+
+/* The schema version this program writes (PRAGMA user_version). */
+int	db_schema_version(void);
+
+/* State of a job or a run; the text form is what the schema stores. */
+enum db_state {
+	DB_QUEUED,
+	DB_RUNNING,
+	DB_DONE,
+	DB_FAILED,
+	DB_CANCELLED,
+	DB_NSTATES
+};
+
+enum db_health {
+	DB_HEALTH_GOOD,
+	DB_HEALTH_UNKNOWN,
+	DB_HEALTH_BAD,
+	DB_HEALTH_MAINTENANCE
+};
+
+enum db_level { DB_DEBUG, DB_INFO, DB_WARN, DB_ERROR };
+
+const char	*db_state_name(enum db_state);
+int		 db_state_parse(const char *, enum db_state *);
+const char	*db_health_name(enum db_health);
+int		 db_health_parse(const char *, enum db_health *);
+const char	*db_level_name(enum db_level);
+/* The current time in unix milliseconds, as stored in every time column. */
+int64_t		 db_now_ms(void);
+
+/*
+ * Opens (creating it and its parent directory if needed) and migrates a
+ * database; refuses one newer than this program or not made by hilab.
+ */
+struct db	*db_open(const char *path, char **cause);
+/* Opens an existing database of this schema version read-only. */
+struct db	*db_open_readonly(const char *path, char **cause);
+void		 db_close(struct db *);
+const char	*db_path(struct db *);
+/* The connection, for ad-hoc read-only queries (hilab query). */
+struct sqlite3	*db_sqlite(struct db *);
+
+/* Write transactions (BEGIN IMMEDIATE: they never fail half-way busy). */
+int	db_begin(struct db *, char **cause);
+int	db_commit(struct db *, char **cause);
+int	db_rollback(struct db *, char **cause);
+
+/* Writes a consistent copy with the online backup API (hilab export). */
+int	db_backup(struct db *, const char *to, char **cause);
+
+/* Machines. */
+struct db_machine {
+	char		*name;
+	char		*kind;		/* ssh, libvirt */
+	char		*arch;
+	char		*facts;		/* JSON of the last connect, or NULL */
+	int64_t		 facts_at;
+	enum db_health	 health;
+	char		*lease_owner;	/* NULL when free */
+	int64_t		 lease_expires;
+	int64_t		 updated_at;
+};
+
+/* Adds a machine from the inventory or updates its kind and arch. */
+int	db_machine_upsert(struct db *, const char *name, const char *kind,
+	    const char *arch, char **cause);
+int	db_machine_set_facts(struct db *, const char *name, const char *facts,
+	    char **cause);
+int	db_machine_set_health(struct db *, const char *name, enum db_health,
+	    char **cause);
+struct db_machine *db_machine_get(struct db *, const char *name,
+	    char **cause);
+int	db_machine_list(struct db *, struct db_machine **, size_t *,
+	    char **cause);
+void	db_machine_free(struct db_machine *);
+void	db_machine_list_free(struct db_machine *, size_t);
+/*
+ * Leases a machine for ttl_ms if it is free or its lease expired: returns
+ * 1 when leased, 0 when another owner holds it, -1 on error.
+ */
+int	db_machine_lease(struct db *, const char *name, const char *owner,
+	    int64_t ttl_ms, char **cause);
+/* Extends a lease this owner holds: 1 renewed, 0 not held, -1 error. */
+int	db_machine_renew(struct db *, const char *name, const char *owner,
+	    int64_t ttl_ms, char **cause);
+/* Gives a lease back: 1 released, 0 not held by owner, -1 error. */
+int	db_machine_release(struct db *, const char *name, const char *owner,
+	    char **cause);
+/* Gives back every lease of an owner; returns how many, or -1. */
+int64_t	db_machine_release_all(struct db *, const char *owner, char **cause);
+
+/* Kernels. */
+struct db_kernel {
+	int64_t	 id;
+	char	*name;		/* "base", "patch 1+2" */
+	char	*release;	/* uname -r once booted, or NULL */
+	char	*version;	/* uname -v once booted, or NULL */
+	char	*cmdline;
+	char	*spec;		/* JSON */
+	char	*spec_hash;
+	int64_t	 created_at;
+};
+
+/* Returns the id of the kernel (name, spec), adding it if new, or -1. */
+int64_t	db_kernel_upsert(struct db *, const char *name, const char *cmdline,
+	    const char *spec, char **cause);
+int	db_kernel_set_version(struct db *, int64_t id, const char *release,
+	    const char *version, char **cause);
+struct db_kernel *db_kernel_get(struct db *, int64_t id, char **cause);
+void	db_kernel_free(struct db_kernel *);
+
+/* Jobs. */
+struct db_job {
+	int64_t		 id;
+	char		*name;
+	char		*file;
+	char		*spec;		/* JSON: the normalized job */
+	enum db_state	 state;
+	bool		 cancel_requested;
+	int64_t		 submitted_at;
+	int64_t		 started_at;
+	int64_t		 finished_at;
+	char		*error;
+	int		 runs[DB_NSTATES];	/* its runs by state */
+};
+
+/* Queues a job; returns its id or -1. */
+int64_t	db_job_insert(struct db *, const char *name, const char *file,
+	    const char *spec, char **cause);
+/* Returns a job, or NULL with *cause set (also when there is no such id). */
+struct db_job *db_job_get(struct db *, int64_t id, char **cause);
+/* Every job, oldest first, with its run counts. */
+int	db_job_list(struct db *, struct db_job **, size_t *, char **cause);
+/* The oldest queued job, or NULL: *cause stays NULL when there is none. */
+struct db_job *db_job_next_queued(struct db *, char **cause);
+/*
+ * Moves a job to another state: queued -> running, cancelled or failed;
+ * running -> done, failed or cancelled.  error (may be NULL) is kept.
+ */
+int	db_job_set_state(struct db *, int64_t id, enum db_state,
+	    const char *error, char **cause);
+/* Flags a queued or running job for cancelling (what the CLI writes). */
+int	db_job_cancel_request(struct db *, int64_t id, char **cause);
+void	db_job_free(struct db_job *);
+void	db_job_list_free(struct db_job *, size_t);
+
+/* Runs: the plan's fields are set by the planner, the rest by workers. */
+struct db_run {
+	int64_t		 id;
+	int64_t		 job;
+	char		*machine;
+	int64_t		 kernel;
+	char		*benchmark;
+	char		*params;	/* canonical "groups=4" */
+	int		 round;
+	int		 boot;
+	int		 position;	/* order within the round */
+	int		 iterations;
+	int		 warmups;
+	enum db_state	 state;
+	char		*agent_run_id;
+	int64_t		 started_at;
+	int64_t		 finished_at;
+	char		*facts;		/* JSON fingerprint at run time */
+	char		*error;
+	char		*console;	/* console excerpt */
+};
+
+/* Adds a queued run from the plan fields of r; returns its id or -1. */
+int64_t	db_run_insert(struct db *, const struct db_run *r, char **cause);
+struct db_run *db_run_get(struct db *, int64_t id, char **cause);
+/* The runs of a job in plan order (round, position, id). */
+int	db_run_list(struct db *, int64_t job, struct db_run **, size_t *,
+	    char **cause);
+/* The next queued run of a job on a machine, or NULL (*cause NULL). */
+struct db_run *db_run_next(struct db *, int64_t job, const char *machine,
+	    char **cause);
+/* Marks a queued run running under the agent's run id with its facts. */
+int	db_run_start(struct db *, int64_t id, const char *agent_run_id,
+	    const char *facts, char **cause);
+/*
+ * Moves a run to another state: queued -> running or cancelled; running ->
+ * done, failed, cancelled or back to queued (a lost boot).
+ */
+int	db_run_set_state(struct db *, int64_t id, enum db_state,
+	    const char *error, char **cause);
+int	db_run_set_console(struct db *, int64_t id, const char *excerpt,
+	    char **cause);
+/* Cancels the queued runs of a job; returns how many, or -1. */
+int64_t	db_run_cancel_queued(struct db *, int64_t job, char **cause);
+void	db_run_free(struct db_run *);
+void	db_run_list_free(struct db_run *, size_t);
+
+/* A run left running by a stopped controller, for reattaching. */
+struct db_interrupted {
+	int64_t	 run;
+	int64_t	 job;
+	char	*machine;
+	char	*agent_run_id;	/* NULL if it never reached the agent */
+	int64_t	 last_seq;	/* highest result seq stored, -1 if none */
+};
+
+int	db_run_list_interrupted(struct db *, struct db_interrupted **,
+	    size_t *, char **cause);
+void	db_interrupted_list_free(struct db_interrupted *, size_t);
+
+/* One execution of a benchmark command. */
+struct db_result {
+	int64_t		 run;
+	int64_t		 seq;
+	bool		 warmup;
+	int		 exit_status;
+	bool		 timed_out;
+	int64_t		 wall_ns;
+	int64_t		 utime_us;
+	int64_t		 stime_us;
+	int64_t		 maxrss_kb;
+	const void	*output;
+	size_t		 output_len;
+	bool		 truncated;
+};
+
+/* Stores a result unless (run, seq) is there: 1 new, 0 existed, -1. */
+int	db_run_result_insert(struct db *, const struct db_result *,
+	    char **cause);
+
+/* Samples and metrics. */
+struct db_sample {
+	int64_t		 run;
+	const char	*metric;
+	int64_t		 iteration;
+	double		 value;
+};
+
+/*
+ * Stores a batch of samples in one transaction (or the caller's open one);
+ * samples already stored are skipped.  Returns how many were new, or -1.
+ */
+int64_t	db_samples_insert(struct db *, const struct db_sample *, size_t n,
+	    char **cause);
+/* The values of one metric of a run by iteration; caller frees *values. */
+int	db_samples_get(struct db *, int64_t run, const char *metric,
+	    double **values, size_t *n, char **cause);
+/* direction: higher, lower; statistic: amean, hmean, gmean, median. */
+int	db_metric_upsert(struct db *, const char *name, const char *unit,
+	    const char *direction, const char *statistic, char **cause);
+
+/* Events. */
+struct db_event {
+	int64_t		 id;
+	int64_t		 time;
+	int64_t		 job;		/* 0 if none */
+	int64_t		 run;		/* 0 if none */
+	char		*machine;	/* NULL if none */
+	enum db_level	 level;
+	char		*message;
+};
+
+/* Logs an event; job and run may be 0 and machine NULL. */
+int	db_event_add(struct db *, int64_t job, int64_t run,
+	    const char *machine, enum db_level, char **cause,
+	    const char *fmt, ...) __attribute__((format(printf, 7, 8)));
+/* Events with id > after_id, of one job (or all when job is 0). */
+int	db_event_list(struct db *, int64_t job, int64_t after_id,
+	    struct db_event **, size_t *, char **cause);
+void	db_event_list_free(struct db_event *, size_t);
+
+#endif

@@ -1,0 +1,60 @@
+/* Internals shared by the db/ sources: the connection and its helpers. */
+#ifndef HILAB_DB_INT_H
+#define HILAB_DB_INT_H
+
+#include <sqlite3.h>
+#include <stdint.h>
+
+#include "db/db.h"
+
+/* One prepared statement kept for the life of the connection. */
+struct db_cached {
+	const char	*sql;	/* the caller's static text: the key */
+	sqlite3_stmt	*stmt;
+};
+
+struct db {
+	sqlite3			*h;
+	char			*path;
+	int			 readonly;
+	struct db_cached	*cache;
+	size_t			 ncache;
+};
+
+/* Returns the connection's reset statement for sql, preparing it once. */
+sqlite3_stmt	*db_stmt(struct db *, const char *sql, char **cause);
+/* Steps a statement expecting no row; resets it. */
+int		 db_exec_stmt(struct db *, sqlite3_stmt *, const char *what,
+		    char **cause);
+/* Sets *cause to `db "path": what: sqlite's message`; returns -1. */
+int		 db_fail(struct db *, char **cause, const char *what);
+/* Sets *cause to `db "path": ` and the formatted text; returns -1. */
+int		 db_failx(struct db *, char **cause, const char *fmt, ...)
+		    __attribute__((format(printf, 3, 4)));
+
+/* Creates every missing directory above path. */
+int		 db_mkdir_parents(const char *path, char **cause);
+
+void		 db_bind_text(sqlite3_stmt *, int, const char *);
+/* Binds v, or NULL when v is 0 (ids and times). */
+void		 db_bind_opt(sqlite3_stmt *, int, int64_t);
+char		*db_column_text(sqlite3_stmt *, int);
+
+/* A table whose rows move through enum db_state (jobs, runs). */
+struct db_state_table {
+	const char	*name;		/* "job", "run" in messages */
+	/* ?1 id, ?2 to, ?3 and ?4 allowed from, ?5 error, ?6 now */
+	const char	*update_sql;
+	const char	*state_sql;	/* ?1 id -> state */
+	unsigned	 from[DB_NSTATES];	/* allowed sources per target */
+};
+
+/* Moves row id of t to state to if the transition is allowed. */
+int		 db_state_set(struct db *, const struct db_state_table *,
+		    int64_t id, enum db_state to, const char *error,
+		    char **cause);
+/* Explains why row id of t could not go to state to; returns -1. */
+int		 db_state_refused(struct db *, const struct db_state_table *,
+		    int64_t id, enum db_state to, char **cause);
+
+#endif

@@ -1,0 +1,101 @@
+/* The events table: what the controller did and saw, per job and run. */
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/xmalloc.h"
+#include "db/db_int.h"
+
+/* Logs an event; job and run may be 0 and machine NULL. */
+int
+db_event_add(struct db *db, int64_t job, int64_t run, const char *machine,
+    enum db_level level, char **cause, const char *fmt, ...)
+{
+	static const char	 sql[] = "INSERT INTO events (time, job, run, "
+	    "machine, level, message) VALUES (?1, ?2, ?3, ?4, ?5, ?6)";
+	sqlite3_stmt		*s;
+	va_list			 ap;
+	char			*msg;
+	int			 rc = -1;
+
+	va_start(ap, fmt);
+	msg = xvasprintf(fmt, ap);
+	va_end(ap);
+	if ((s = db_stmt(db, sql, cause)) == NULL)
+		goto out;
+	sqlite3_bind_int64(s, 1, db_now_ms());
+	db_bind_opt(s, 2, job);
+	db_bind_opt(s, 3, run);
+	db_bind_text(s, 4, machine);
+	db_bind_text(s, 5, db_level_name(level));
+	db_bind_text(s, 6, msg);
+	rc = db_exec_stmt(db, s, "add event", cause);
+out:
+	free(msg);
+	return rc;
+}
+
+/* Fills e from an events row. */
+static void
+event_read(sqlite3_stmt *s, struct db_event *e)
+{
+	const char	*level = (const char *)sqlite3_column_text(s, 5);
+	int		 i;
+
+	e->id = sqlite3_column_int64(s, 0);
+	e->time = sqlite3_column_int64(s, 1);
+	e->job = sqlite3_column_int64(s, 2);
+	e->run = sqlite3_column_int64(s, 3);
+	e->machine = db_column_text(s, 4);
+	e->level = DB_INFO;
+	for (i = DB_DEBUG; i <= DB_ERROR; i++)
+		if (level != NULL && strcmp(level, db_level_name(i)) == 0)
+			e->level = i;
+	e->message = db_column_text(s, 6);
+}
+
+/* Events with id > after_id, of one job (or all when job is 0). */
+int
+db_event_list(struct db *db, int64_t job, int64_t after_id,
+    struct db_event **out, size_t *n, char **cause)
+{
+	static const char	 all[] = "SELECT id, time, job, run, machine, "
+	    "level, message FROM events WHERE id > ?2 AND ?1 = 0 ORDER BY id";
+	static const char	 one[] = "SELECT id, time, job, run, machine, "
+	    "level, message FROM events WHERE job = ?1 AND id > ?2 "
+	    "ORDER BY id";
+	sqlite3_stmt		*s;
+	int			 rc;
+
+	*out = NULL;
+	*n = 0;
+	if ((s = db_stmt(db, job == 0 ? all : one, cause)) == NULL)
+		return -1;
+	sqlite3_bind_int64(s, 1, job);
+	sqlite3_bind_int64(s, 2, after_id);
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		*out = xreallocarray(*out, *n + 1, sizeof **out);
+		event_read(s, &(*out)[(*n)++]);
+	}
+	sqlite3_reset(s);
+	if (rc != SQLITE_DONE) {
+		db_event_list_free(*out, *n);
+		*out = NULL;
+		*n = 0;
+		return db_fail(db, cause, "list events");
+	}
+	return 0;
+}
+
+/* Frees a list from db_event_list. */
+void
+db_event_list_free(struct db_event *e, size_t n)
+{
+	size_t	i;
+
+	for (i = 0; i < n; i++) {
+		free(e[i].machine);
+		free(e[i].message);
+	}
+	free(e);
+}

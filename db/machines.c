@@ -1,0 +1,276 @@
+/* The machines table: inventory rows, facts, health and leases. */
+#include <stdlib.h>
+
+#include "common/xmalloc.h"
+#include "db/db_int.h"
+
+#define MACHINE_COLUMNS \
+	"name, kind, arch, facts, facts_at, health, lease_owner, " \
+	"lease_expires, updated_at"
+
+/* Runs an UPDATE of one machine by name and fails if there is none. */
+static int
+machine_update(struct db *db, sqlite3_stmt *s, const char *name,
+    const char *what, char **cause)
+{
+	if (db_exec_stmt(db, s, what, cause) == -1)
+		return -1;
+	if (sqlite3_changes(db->h) == 0)
+		return db_failx(db, cause, "%s: no machine \"%s\"", what, name);
+	return 0;
+}
+
+/* Adds a machine from the inventory or updates its kind and arch. */
+int
+db_machine_upsert(struct db *db, const char *name, const char *kind,
+    const char *arch, char **cause)
+{
+	static const char	 sql[] =
+	    "INSERT INTO machines (name, kind, arch, updated_at) "
+	    "VALUES (?1, ?2, ?3, ?4) ON CONFLICT (name) DO UPDATE SET "
+	    "kind = excluded.kind, arch = excluded.arch, "
+	    "updated_at = excluded.updated_at";
+	sqlite3_stmt		*s;
+
+	if ((s = db_stmt(db, sql, cause)) == NULL)
+		return -1;
+	db_bind_text(s, 1, name);
+	db_bind_text(s, 2, kind);
+	db_bind_text(s, 3, arch);
+	sqlite3_bind_int64(s, 4, db_now_ms());
+	return db_exec_stmt(db, s, "upsert machine", cause);
+}
+
+/* Records the facts of the last connect (JSON). */
+int
+db_machine_set_facts(struct db *db, const char *name, const char *facts,
+    char **cause)
+{
+	static const char	 sql[] = "UPDATE machines SET facts = ?2, "
+	    "facts_at = ?3 WHERE name = ?1";
+	sqlite3_stmt		*s;
+
+	if ((s = db_stmt(db, sql, cause)) == NULL)
+		return -1;
+	db_bind_text(s, 1, name);
+	db_bind_text(s, 2, facts);
+	sqlite3_bind_int64(s, 3, db_now_ms());
+	return machine_update(db, s, name, "set machine facts", cause);
+}
+
+/* Records a machine's health. */
+int
+db_machine_set_health(struct db *db, const char *name, enum db_health h,
+    char **cause)
+{
+	static const char	 sql[] = "UPDATE machines SET health = ?2 "
+	    "WHERE name = ?1";
+	sqlite3_stmt		*s;
+
+	if ((s = db_stmt(db, sql, cause)) == NULL)
+		return -1;
+	db_bind_text(s, 1, name);
+	db_bind_text(s, 2, db_health_name(h));
+	return machine_update(db, s, name, "set machine health", cause);
+}
+
+/* Fills m from a row of MACHINE_COLUMNS. */
+static void
+machine_read(sqlite3_stmt *s, struct db_machine *m)
+{
+	char	*health;
+
+	m->name = db_column_text(s, 0);
+	m->kind = db_column_text(s, 1);
+	m->arch = db_column_text(s, 2);
+	m->facts = db_column_text(s, 3);
+	m->facts_at = sqlite3_column_int64(s, 4);
+	health = db_column_text(s, 5);
+	if (db_health_parse(health, &m->health) == -1)
+		m->health = DB_HEALTH_UNKNOWN;
+	free(health);
+	m->lease_owner = db_column_text(s, 6);
+	m->lease_expires = sqlite3_column_int64(s, 7);
+	m->updated_at = sqlite3_column_int64(s, 8);
+}
+
+/* Returns one machine, or NULL with *cause set. */
+struct db_machine *
+db_machine_get(struct db *db, const char *name, char **cause)
+{
+	static const char	 sql[] = "SELECT " MACHINE_COLUMNS
+	    " FROM machines WHERE name = ?1";
+	struct db_machine	*m = NULL;
+	sqlite3_stmt		*s;
+	int			 rc;
+
+	if ((s = db_stmt(db, sql, cause)) == NULL)
+		return NULL;
+	db_bind_text(s, 1, name);
+	rc = sqlite3_step(s);
+	if (rc == SQLITE_ROW) {
+		m = xcalloc(1, sizeof *m);
+		machine_read(s, m);
+	} else if (rc == SQLITE_DONE)
+		db_failx(db, cause, "no machine \"%s\"", name);
+	else
+		db_fail(db, cause, "get machine");
+	sqlite3_reset(s);
+	return m;
+}
+
+/* Every machine by name. */
+int
+db_machine_list(struct db *db, struct db_machine **out, size_t *n,
+    char **cause)
+{
+	static const char	 sql[] = "SELECT " MACHINE_COLUMNS
+	    " FROM machines ORDER BY name";
+	sqlite3_stmt		*s;
+	int			 rc;
+
+	*out = NULL;
+	*n = 0;
+	if ((s = db_stmt(db, sql, cause)) == NULL)
+		return -1;
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		*out = xreallocarray(*out, *n + 1, sizeof **out);
+		machine_read(s, &(*out)[(*n)++]);
+	}
+	sqlite3_reset(s);
+	if (rc != SQLITE_DONE) {
+		db_machine_list_free(*out, *n);
+		*out = NULL;
+		*n = 0;
+		return db_fail(db, cause, "list machines");
+	}
+	return 0;
+}
+
+/* Frees the strings of m. */
+static void
+machine_clear(struct db_machine *m)
+{
+	free(m->name);
+	free(m->kind);
+	free(m->arch);
+	free(m->facts);
+	free(m->lease_owner);
+}
+
+/* Frees a machine from db_machine_get; accepts NULL. */
+void
+db_machine_free(struct db_machine *m)
+{
+	if (m == NULL)
+		return;
+	machine_clear(m);
+	free(m);
+}
+
+/* Frees a list from db_machine_list. */
+void
+db_machine_list_free(struct db_machine *m, size_t n)
+{
+	size_t	i;
+
+	for (i = 0; i < n; i++)
+		machine_clear(&m[i]);
+	free(m);
+}
+
+/* Steps a lease UPDATE; 1 when it changed the row, 0 if not, -1 error. */
+static int
+machine_lease_step(struct db *db, sqlite3_stmt *s, const char *name,
+    const char *what, char **cause)
+{
+	static const char	 sql[] = "SELECT 1 FROM machines "
+	    "WHERE name = ?1";
+	sqlite3_stmt		*q;
+	int			 rc;
+
+	if (db_exec_stmt(db, s, what, cause) == -1)
+		return -1;
+	if (sqlite3_changes(db->h) > 0)
+		return 1;
+	if ((q = db_stmt(db, sql, cause)) == NULL)
+		return -1;
+	db_bind_text(q, 1, name);
+	rc = sqlite3_step(q);
+	sqlite3_reset(q);
+	if (rc == SQLITE_ROW)
+		return 0;
+	if (rc == SQLITE_DONE)
+		return db_failx(db, cause, "%s: no machine \"%s\"", what, name);
+	return db_fail(db, cause, what);
+}
+
+/* Leases a machine if it is free or its lease expired. */
+int
+db_machine_lease(struct db *db, const char *name, const char *owner,
+    int64_t ttl_ms, char **cause)
+{
+	static const char	 sql[] = "UPDATE machines SET "
+	    "lease_owner = ?2, lease_expires = ?3 + ?4 WHERE name = ?1 AND "
+	    "(lease_owner IS NULL OR lease_expires <= ?3)";
+	sqlite3_stmt		*s;
+
+	if ((s = db_stmt(db, sql, cause)) == NULL)
+		return -1;
+	db_bind_text(s, 1, name);
+	db_bind_text(s, 2, owner);
+	sqlite3_bind_int64(s, 3, db_now_ms());
+	sqlite3_bind_int64(s, 4, ttl_ms);
+	return machine_lease_step(db, s, name, "lease machine", cause);
+}
+
+/* Extends a lease this owner holds. */
+int
+db_machine_renew(struct db *db, const char *name, const char *owner,
+    int64_t ttl_ms, char **cause)
+{
+	static const char	 sql[] = "UPDATE machines SET "
+	    "lease_expires = ?3 + ?4 WHERE name = ?1 AND lease_owner = ?2";
+	sqlite3_stmt		*s;
+
+	if ((s = db_stmt(db, sql, cause)) == NULL)
+		return -1;
+	db_bind_text(s, 1, name);
+	db_bind_text(s, 2, owner);
+	sqlite3_bind_int64(s, 3, db_now_ms());
+	sqlite3_bind_int64(s, 4, ttl_ms);
+	return machine_lease_step(db, s, name, "renew lease", cause);
+}
+
+/* Gives a lease back if owner holds it. */
+int
+db_machine_release(struct db *db, const char *name, const char *owner,
+    char **cause)
+{
+	static const char	 sql[] = "UPDATE machines SET "
+	    "lease_owner = NULL, lease_expires = NULL "
+	    "WHERE name = ?1 AND lease_owner = ?2";
+	sqlite3_stmt		*s;
+
+	if ((s = db_stmt(db, sql, cause)) == NULL)
+		return -1;
+	db_bind_text(s, 1, name);
+	db_bind_text(s, 2, owner);
+	return machine_lease_step(db, s, name, "release lease", cause);
+}
+
+/* Gives back every lease of an owner; returns how many. */
+int64_t
+db_machine_release_all(struct db *db, const char *owner, char **cause)
+{
+	static const char	 sql[] = "UPDATE machines SET "
+	    "lease_owner = NULL, lease_expires = NULL WHERE lease_owner = ?1";
+	sqlite3_stmt		*s;
+
+	if ((s = db_stmt(db, sql, cause)) == NULL)
+		return -1;
+	db_bind_text(s, 1, owner);
+	if (db_exec_stmt(db, s, "release leases", cause) == -1)
+		return -1;
+	return sqlite3_changes(db->h);
+}

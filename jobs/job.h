@@ -1,0 +1,135 @@
+/*
+ * The job model: which kernels, machines and benchmarks (with parameter
+ * sweeps) to measure, how many rounds, and in what order.  A job comes from a
+ * job file (YAML, job_load) or from its normalized JSON as stored in the
+ * database (job_from_json).  A loaded job is self-contained: every catalog
+ * benchmark carries its resolved command template, parser and metrics, so a
+ * stored job does not change when the catalog does.
+ */
+#ifndef HILAB_JOB_H
+#define HILAB_JOB_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+struct catalog;
+struct inventory;
+
+/* Defaults for a custom command (catalog entries bring their own). */
+#define JOB_DEFAULT_ITERATIONS	5
+#define JOB_DEFAULT_WARMUPS	0
+#define JOB_DEFAULT_TIMEOUT_MS	600000L
+/* Name of the kernel the machine runs now. */
+#define JOB_KERNEL_RUNNING_NAME	"running"
+
+/* Order of the kernels within one round (see plan.h). */
+enum job_order {
+	JOB_ORDER_ALTERNATE = 0,	/* A B C, then C B A, then A B C... */
+	JOB_ORDER_FIXED,		/* A B C in every round */
+	JOB_ORDER_RANDOM,		/* shuffled per round from job->seed */
+};
+
+enum job_kernel_kind {
+	JOB_KERNEL_RUNNING = 0,	/* the kernel the machine runs now */
+	JOB_KERNEL_IMAGE,	/* a prebuilt image (and initrd) */
+	JOB_KERNEL_BUILD,	/* built from git: base + series + config */
+};
+
+/* A kernel to measure; the strings a kind does not use are NULL. */
+struct job_kernel {
+	char		*name;		/* in tables: "patch 1" */
+	enum job_kernel_kind kind;
+	char		*image;		/* image: the kernel file */
+	char		*initrd;	/* image: optional */
+	char		*cmdline;	/* optional, any kind */
+	char		*git;		/* build: repository */
+	char		*base;		/* build: commit-ish */
+	char		*series;	/* build, optional: mbox */
+	int		 patches;	/* first N of series; -1 all */
+	char		*config;	/* build, optional */
+};
+
+/* One benchmark parameter: a single value, or several for a sweep. */
+struct job_param {
+	char	 *key;
+	char	**values;	/* nvalues >= 1, in the order given */
+	size_t	  nvalues;
+};
+
+struct job_metric {
+	char	*name;
+	char	*unit;
+	char	*direction;	/* "lower" or "higher" is better */
+	char	*statistic;	/* amean, hmean, gmean, median */
+};
+
+/*
+ * A benchmark: a catalog entry or a custom command.  Once resolved (always
+ * for a custom command, with a catalog for an entry) it carries its own
+ * command template (argv with {key} placeholders, NULL-terminated), parser
+ * and metrics; unresolved, argv, parser and metrics are NULL, and
+ * iterations, warmups and timeout_ms are -1 where the job left them out.
+ */
+struct job_benchmark {
+	char		 *name;
+	bool		  custom;	/* command given in the job */
+	bool		  resolved;
+	struct job_param *params;	/* sorted by key */
+	size_t		  nparams;
+	int		  iterations;
+	int		  warmups;
+	long		  timeout_ms;	/* per iteration */
+	char		**argv;
+	char		 *parser;
+	char		 *parser_args;	/* NULL if none */
+	struct job_metric *metrics;
+	size_t		  nmetrics;
+};
+
+struct job {
+	char		 *name;
+	char		 *description;	/* NULL if none */
+	char		**machines;
+	size_t		  nmachines;
+	struct job_kernel *kernels;	/* default: "running" */
+	size_t		  nkernels;
+	struct job_benchmark *benchmarks;
+	size_t		  nbenchmarks;
+	int		  rounds;	/* default 1 */
+	enum job_order	  order;	/* default alternate */
+	uint32_t	  seed;		/* JOB_ORDER_RANDOM only */
+	char		 *cmdline;	/* for all kernels, or NULL */
+};
+
+/*
+ * Parses and validates a job file.  catalog and inventory may be NULL to skip
+ * resolving benchmarks and checking machine names.  Returns the job (caller
+ * frees with job_free), or NULL with *cause set to every error found, one per
+ * line, each as "file:line:col: message" (caller frees *cause).
+ */
+struct job	*job_load(const char *path, const struct catalog *,
+		    const struct inventory *, char **cause);
+/* Parses job text already in memory; name is used in error messages. */
+struct job	*job_load_string(const char *name, const char *text,
+		    size_t len, const struct catalog *,
+		    const struct inventory *, char **cause);
+/* Returns the normalized JSON of a job (caller frees). */
+char		*job_to_json(const struct job *);
+/* Parses JSON from job_to_json; NULL with *cause on any error. */
+struct job	*job_from_json(const char *json, char **cause);
+/* Prints the normalized job as YAML (itself a valid job file). */
+void		 job_print(FILE *, const struct job *);
+void		 job_free(struct job *);
+
+const char	*job_order_name(enum job_order);
+const char	*job_kernel_kind_name(enum job_kernel_kind);
+/* Returns the kernel's command line plus the job's (caller frees). */
+char		*job_kernel_cmdline(const struct job *,
+		    const struct job_kernel *);
+struct job_kernel *job_find_kernel(const struct job *, const char *name);
+/* Parses "30s", "500ms", "5m", "1h" or plain seconds; -1 if invalid. */
+long		 job_parse_duration(const char *);
+
+#endif

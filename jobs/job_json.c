@@ -1,0 +1,593 @@
+/*
+ * A job's normalized forms: JSON as stored in the database (job_to_json,
+ * job_from_json) and YAML text for `hilab jobs check` (job_print).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "common/xmalloc.h"
+#include "jobs/job.h"
+
+#define JOB_JSON_FORMAT	1
+
+/* Adds key: string to obj unless s is NULL. */
+static void
+job_json_set_str(json_t *obj, const char *key, const char *s)
+{
+	if (s != NULL)
+		json_object_set_new(obj, key, json_string(s));
+}
+
+/* Returns a JSON array of strings. */
+static json_t *
+job_json_strings(char **v, size_t n)
+{
+	json_t	*a = json_array();
+	size_t	 i;
+
+	for (i = 0; i < n; i++)
+		json_array_append_new(a, json_string(v[i]));
+	return a;
+}
+
+/* Returns the JSON of one kernel. */
+static json_t *
+job_json_kernel(const struct job_kernel *k)
+{
+	json_t	*o = json_object();
+
+	json_object_set_new(o, "name", json_string(k->name));
+	json_object_set_new(o, "kind",
+	    json_string(job_kernel_kind_name(k->kind)));
+	job_json_set_str(o, "image", k->image);
+	job_json_set_str(o, "initrd", k->initrd);
+	job_json_set_str(o, "cmdline", k->cmdline);
+	job_json_set_str(o, "git", k->git);
+	job_json_set_str(o, "base", k->base);
+	job_json_set_str(o, "series", k->series);
+	if (k->patches != -1)
+		json_object_set_new(o, "patches", json_integer(k->patches));
+	job_json_set_str(o, "config", k->config);
+	return o;
+}
+
+/* Returns the JSON of a benchmark's metrics. */
+static json_t *
+job_json_metrics(const struct job_benchmark *b)
+{
+	json_t	*a = json_array();
+	size_t	 i;
+
+	for (i = 0; i < b->nmetrics; i++)
+		json_array_append_new(a, json_pack("{s:s, s:s, s:s, s:s}",
+		    "name", b->metrics[i].name, "unit", b->metrics[i].unit,
+		    "direction", b->metrics[i].direction,
+		    "statistic", b->metrics[i].statistic));
+	return a;
+}
+
+/* Returns the JSON of one benchmark. */
+static json_t *
+job_json_benchmark(const struct job_benchmark *b)
+{
+	json_t	*o = json_object(), *params = json_object();
+	size_t	 i, argc;
+
+	json_object_set_new(o, "name", json_string(b->name));
+	json_object_set_new(o, "custom", json_boolean(b->custom));
+	for (i = 0; i < b->nparams; i++)
+		json_object_set_new(params, b->params[i].key,
+		    job_json_strings(b->params[i].values,
+		    b->params[i].nvalues));
+	json_object_set_new(o, "params", params);
+	if (b->iterations != -1)
+		json_object_set_new(o, "iterations",
+		    json_integer(b->iterations));
+	if (b->warmups != -1)
+		json_object_set_new(o, "warmups", json_integer(b->warmups));
+	if (b->timeout_ms != -1)
+		json_object_set_new(o, "timeout_ms",
+		    json_integer(b->timeout_ms));
+	if (!b->resolved)
+		return o;
+	for (argc = 0; b->argv[argc] != NULL; argc++)
+		;
+	json_object_set_new(o, "command", job_json_strings(b->argv, argc));
+	json_object_set_new(o, "parser", json_string(b->parser));
+	job_json_set_str(o, "parser_args", b->parser_args);
+	json_object_set_new(o, "metrics", job_json_metrics(b));
+	return o;
+}
+
+/* Returns the normalized JSON of a job (caller frees). */
+char *
+job_to_json(const struct job *job)
+{
+	json_t	*o = json_object(), *a;
+	char	*s, *out;
+	size_t	 i;
+
+	json_object_set_new(o, "format", json_integer(JOB_JSON_FORMAT));
+	json_object_set_new(o, "name", json_string(job->name));
+	job_json_set_str(o, "description", job->description);
+	json_object_set_new(o, "machines",
+	    job_json_strings(job->machines, job->nmachines));
+	a = json_array();
+	for (i = 0; i < job->nkernels; i++)
+		json_array_append_new(a, job_json_kernel(&job->kernels[i]));
+	json_object_set_new(o, "kernels", a);
+	job_json_set_str(o, "cmdline", job->cmdline);
+	json_object_set_new(o, "rounds", json_integer(job->rounds));
+	json_object_set_new(o, "order",
+	    json_string(job_order_name(job->order)));
+	json_object_set_new(o, "seed", json_integer(job->seed));
+	a = json_array();
+	for (i = 0; i < job->nbenchmarks; i++)
+		json_array_append_new(a,
+		    job_json_benchmark(&job->benchmarks[i]));
+	json_object_set_new(o, "benchmarks", a);
+	s = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
+	json_decref(o);
+	out = xstrdup(s);
+	free(s);
+	return out;
+}
+
+/* Sets *cause to a JSON error about what; returns -1. */
+static int
+job_json_fail(char **cause, const char *what, const char *why)
+{
+	if (*cause == NULL)
+		*cause = xasprintf("job json: %s: %s", what, why);
+	return -1;
+}
+
+/* Copies a JSON array of strings (non-empty ones); -1 on a wrong type. */
+static int
+job_json_get_strings(json_t *a, bool nonempty, char ***v, size_t *n,
+    const char *what, char **cause)
+{
+	json_t	*item;
+	size_t	 i;
+
+	if (!json_is_array(a) || (nonempty && json_array_size(a) == 0))
+		return job_json_fail(cause, what, "expected a non-empty array");
+	*v = xcalloc(json_array_size(a) + 1, sizeof **v);
+	json_array_foreach(a, i, item) {
+		if (!json_is_string(item))
+			return job_json_fail(cause, what, "expected strings");
+		(*v)[(*n)++] = xstrdup(json_string_value(item));
+	}
+	return 0;
+}
+
+/* Returns a copy of s, or NULL for NULL. */
+static char *
+job_json_dup(const char *s)
+{
+	return s != NULL ? xstrdup(s) : NULL;
+}
+
+/* Parses the kind name of a kernel; -1 if unknown. */
+static int
+job_json_kind(const char *s)
+{
+	int	k;
+
+	for (k = JOB_KERNEL_RUNNING; k <= JOB_KERNEL_BUILD; k++)
+		if (strcmp(job_kernel_kind_name(k), s) == 0)
+			return k;
+	return -1;
+}
+
+/* Reads one kernel. */
+static int
+job_json_kernel_get(json_t *o, struct job_kernel *k, char **cause)
+{
+	const char	*name, *kind, *image = NULL, *initrd = NULL;
+	const char	*cmdline = NULL, *git = NULL, *base = NULL;
+	const char	*series = NULL, *config = NULL;
+	json_error_t	 err;
+
+	k->patches = -1;
+	if (json_unpack_ex(o, &err, JSON_STRICT,
+	    "{s:s, s:s, s?s, s?s, s?s, s?s, s?s, s?s, s?i, s?s}",
+	    "name", &name, "kind", &kind, "image", &image, "initrd", &initrd,
+	    "cmdline", &cmdline, "git", &git, "base", &base,
+	    "series", &series, "patches", &k->patches, "config", &config) != 0)
+		return job_json_fail(cause, "kernel", err.text);
+	if (job_json_kind(kind) == -1 || *name == '\0')
+		return job_json_fail(cause, "kernel", "bad name or kind");
+	k->name = xstrdup(name);
+	k->kind = (enum job_kernel_kind)job_json_kind(kind);
+	k->image = job_json_dup(image);
+	k->initrd = job_json_dup(initrd);
+	k->cmdline = job_json_dup(cmdline);
+	k->git = job_json_dup(git);
+	k->base = job_json_dup(base);
+	k->series = job_json_dup(series);
+	k->config = job_json_dup(config);
+	return 0;
+}
+
+/* Reads a benchmark's params object (keys already sorted on write). */
+static int
+job_json_params_get(json_t *o, struct job_benchmark *b, char **cause)
+{
+	const char	*key;
+	json_t		*v;
+
+	if (!json_is_object(o))
+		return job_json_fail(cause, "params", "expected an object");
+	b->params = xcalloc(json_object_size(o), sizeof *b->params);
+	json_object_foreach(o, key, v) {
+		if (b->nparams > 0 &&
+		    strcmp(b->params[b->nparams - 1].key, key) >= 0)
+			return job_json_fail(cause, key, "params not sorted");
+		b->params[b->nparams].key = xstrdup(key);
+		if (job_json_get_strings(v, true,
+		    &b->params[b->nparams].values,
+		    &b->params[b->nparams].nvalues, key, cause) == -1) {
+			b->nparams++;
+			return -1;
+		}
+		b->nparams++;
+	}
+	return 0;
+}
+
+/* Reads a benchmark's metrics array. */
+static int
+job_json_metrics_get(json_t *a, struct job_benchmark *b, char **cause)
+{
+	const char		*name, *unit, *dir, *stat;
+	struct job_metric	*m;
+	json_error_t		 err;
+	json_t			*item;
+	size_t			 i;
+
+	if (!json_is_array(a) || json_array_size(a) == 0)
+		return job_json_fail(cause, "metrics", "expected an array");
+	b->metrics = xcalloc(json_array_size(a), sizeof *b->metrics);
+	json_array_foreach(a, i, item) {
+		if (json_unpack_ex(item, &err, JSON_STRICT,
+		    "{s:s, s:s, s:s, s:s}", "name", &name, "unit", &unit,
+		    "direction", &dir, "statistic", &stat) != 0)
+			return job_json_fail(cause, "metric", err.text);
+		m = &b->metrics[b->nmetrics++];
+		m->name = xstrdup(name);
+		m->unit = xstrdup(unit);
+		m->direction = xstrdup(dir);
+		m->statistic = xstrdup(stat);
+	}
+	return 0;
+}
+
+/* Reads the resolved part of a benchmark: command, parser, metrics. */
+static int
+job_json_resolved_get(json_t *cmd, json_t *metrics, struct job_benchmark *b,
+    char **cause)
+{
+	size_t	argc = 0;
+
+	if (cmd == NULL && metrics == NULL && b->parser == NULL &&
+	    b->parser_args == NULL)
+		return 0;	/* not resolved against a catalog */
+	if (cmd == NULL || metrics == NULL || b->parser == NULL ||
+	    b->iterations < 1 || b->warmups < 0 || b->timeout_ms < 1)
+		return job_json_fail(cause, b->name, "incomplete benchmark");
+	if (job_json_get_strings(cmd, true, &b->argv, &argc, "command",
+	    cause) == -1 || job_json_metrics_get(metrics, b, cause) == -1)
+		return -1;
+	b->resolved = true;
+	return 0;
+}
+
+/* Reads one benchmark. */
+static int
+job_json_benchmark_get(json_t *o, struct job_benchmark *b, char **cause)
+{
+	const char	*name, *parser = NULL, *args = NULL;
+	json_t		*params, *cmd = NULL, *metrics = NULL;
+	json_error_t	 err;
+	json_int_t	 timeout = -1;
+	int		 custom;
+
+	b->iterations = b->warmups = -1;
+	if (json_unpack_ex(o, &err, JSON_STRICT,
+	    "{s:s, s:b, s:o, s?i, s?i, s?I, s?o, s?s, s?s, s?o}",
+	    "name", &name, "custom", &custom, "params", &params,
+	    "iterations", &b->iterations, "warmups", &b->warmups,
+	    "timeout_ms", &timeout, "command", &cmd, "parser", &parser,
+	    "parser_args", &args, "metrics", &metrics) != 0)
+		return job_json_fail(cause, "benchmark", err.text);
+	b->name = xstrdup(name);
+	b->custom = custom;
+	b->timeout_ms = (long)timeout;
+	b->parser = job_json_dup(parser);
+	b->parser_args = job_json_dup(args);
+	if (job_json_params_get(params, b, cause) == -1)
+		return -1;
+	return job_json_resolved_get(cmd, metrics, b, cause);
+}
+
+/* Reads the kernels and benchmarks arrays. */
+static int
+job_json_lists_get(json_t *kernels, json_t *benches, struct job *job,
+    char **cause)
+{
+	json_t	*item;
+	size_t	 i;
+
+	if (!json_is_array(kernels) || json_array_size(kernels) == 0 ||
+	    !json_is_array(benches) || json_array_size(benches) == 0)
+		return job_json_fail(cause, "job", "expected kernels and "
+		    "benchmarks arrays");
+	job->kernels = xcalloc(json_array_size(kernels), sizeof *job->kernels);
+	json_array_foreach(kernels, i, item)
+		if (job_json_kernel_get(item, &job->kernels[job->nkernels++],
+		    cause) == -1)
+			return -1;
+	job->benchmarks = xcalloc(json_array_size(benches),
+	    sizeof *job->benchmarks);
+	json_array_foreach(benches, i, item)
+		if (job_json_benchmark_get(item,
+		    &job->benchmarks[job->nbenchmarks++], cause) == -1)
+			return -1;
+	return 0;
+}
+
+/* Reads the top-level object into job. */
+static int
+job_json_root_get(json_t *o, struct job *job, char **cause)
+{
+	const char	*name, *desc = NULL, *order, *cmdline = NULL;
+	json_t		*machines, *kernels, *benches;
+	json_error_t	 err;
+	json_int_t	 seed;
+	int		 format, i;
+
+	if (json_unpack_ex(o, &err, JSON_STRICT, "{s:i, s:s, s?s, s:o, s:o, "
+	    "s?s, s:i, s:s, s:I, s:o}", "format", &format, "name", &name,
+	    "description", &desc, "machines", &machines, "kernels", &kernels,
+	    "cmdline", &cmdline, "rounds", &job->rounds, "order", &order,
+	    "seed", &seed, "benchmarks", &benches) != 0)
+		return job_json_fail(cause, "job", err.text);
+	if (format != JOB_JSON_FORMAT)
+		return job_json_fail(cause, "format", "unsupported version");
+	for (i = JOB_ORDER_ALTERNATE; i <= JOB_ORDER_RANDOM; i++)
+		if (strcmp(job_order_name(i), order) == 0)
+			job->order = (enum job_order)i;
+	if (strcmp(job_order_name(job->order), order) != 0 ||
+	    job->rounds < 1 || seed < 0 || seed > UINT32_MAX)
+		return job_json_fail(cause, "job", "bad order, rounds or seed");
+	job->seed = (uint32_t)seed;
+	job->name = xstrdup(name);
+	job->description = job_json_dup(desc);
+	job->cmdline = job_json_dup(cmdline);
+	if (job_json_get_strings(machines, true, &job->machines,
+	    &job->nmachines, "machines", cause) == -1)
+		return -1;
+	return job_json_lists_get(kernels, benches, job, cause);
+}
+
+/* Parses JSON from job_to_json; NULL with *cause on any error. */
+struct job *
+job_from_json(const char *text, char **cause)
+{
+	struct job	*job = NULL;
+	json_error_t	 err;
+	json_t		*o;
+
+	*cause = NULL;
+	if ((o = json_loads(text, JSON_REJECT_DUPLICATES, &err)) == NULL) {
+		*cause = xasprintf("job json: line %d: %s", err.line,
+		    err.text);
+		return NULL;
+	}
+	job = xcalloc(1, sizeof *job);
+	if (job_json_root_get(o, job, cause) == -1) {
+		job_free(job);
+		job = NULL;
+	}
+	json_decref(o);
+	return job;
+}
+
+/* Returns whether s can be printed as a plain YAML scalar. */
+static bool
+job_print_plain(const char *s)
+{
+	static const char	*special[] = { "true", "false", "yes", "no",
+	    "on", "off", "null", "~", "y", "n", NULL };
+	size_t			 i, len = strlen(s);
+
+	if (len == 0 || s[len - 1] == ' ' || (s[0] == '-' && (len == 1 ||
+	    s[1] == ' ')))
+		return false;
+	if (strchr("/._-0123456789", s[0]) == NULL &&
+	    !((s[0] >= 'a' && s[0] <= 'z') || (s[0] >= 'A' && s[0] <= 'Z')))
+		return false;
+	for (i = 0; i < len; i++)
+		if (strchr("/._-+=@%^()<>", s[i]) == NULL && s[i] != ' ' &&
+		    !((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= 'A' &&
+		    s[i] <= 'Z') || (s[i] >= '0' && s[i] <= '9')))
+			return false;
+	for (i = 0; special[i] != NULL; i++)
+		if (strcasecmp(s, special[i]) == 0)
+			return false;
+	return true;
+}
+
+/* Prints a YAML scalar, double-quoted when plain would misread. */
+static void
+job_print_scalar(FILE *f, const char *s)
+{
+	const unsigned char	*p;
+
+	if (job_print_plain(s)) {
+		fputs(s, f);
+		return;
+	}
+	fputc('"', f);
+	for (p = (const unsigned char *)s; *p != '\0'; p++) {
+		if (*p == '"' || *p == '\\')
+			fprintf(f, "\\%c", *p);
+		else if (*p == '\n')
+			fputs("\\n", f);
+		else if (*p == '\t')
+			fputs("\\t", f);
+		else if (*p < 0x20)
+			fprintf(f, "\\x%02x", *p);
+		else
+			fputc(*p, f);
+	}
+	fputc('"', f);
+}
+
+/* Prints "key: value" with indent, when value is set. */
+static void
+job_print_kv(FILE *f, const char *indent, const char *key, const char *value)
+{
+	if (value == NULL)
+		return;
+	fprintf(f, "%s%s: ", indent, key);
+	job_print_scalar(f, value);
+	fputc('\n', f);
+}
+
+/* Prints a flow list of scalars: [a, b, "{c}"]. */
+static void
+job_print_list(FILE *f, char **v, size_t n)
+{
+	size_t	i;
+
+	fputc('[', f);
+	for (i = 0; i < n; i++) {
+		if (i > 0)
+			fputs(", ", f);
+		job_print_scalar(f, v[i]);
+	}
+	fputc(']', f);
+}
+
+/* Prints a duration in its largest exact unit. */
+static void
+job_print_duration(FILE *f, const char *indent, long ms)
+{
+	if (ms % 3600000 == 0)
+		fprintf(f, "%stimeout: %ldh\n", indent, ms / 3600000);
+	else if (ms % 60000 == 0)
+		fprintf(f, "%stimeout: %ldm\n", indent, ms / 60000);
+	else if (ms % 1000 == 0)
+		fprintf(f, "%stimeout: %lds\n", indent, ms / 1000);
+	else
+		fprintf(f, "%stimeout: %ldms\n", indent, ms);
+}
+
+/* Prints one kernel as a list item. */
+static void
+job_print_kernel(FILE *f, const struct job_kernel *k)
+{
+	if (k->kind == JOB_KERNEL_RUNNING) {
+		fputs("  - running\n", f);
+		return;
+	}
+	fputs("  - name: ", f);
+	job_print_scalar(f, k->name);
+	fputc('\n', f);
+	job_print_kv(f, "    ", "image", k->image);
+	job_print_kv(f, "    ", "initrd", k->initrd);
+	job_print_kv(f, "    ", "git", k->git);
+	job_print_kv(f, "    ", "base", k->base);
+	job_print_kv(f, "    ", "series", k->series);
+	if (k->patches != -1)
+		fprintf(f, "    patches: %d\n", k->patches);
+	job_print_kv(f, "    ", "config", k->config);
+	job_print_kv(f, "    ", "cmdline", k->cmdline);
+}
+
+/* Prints the command, parser and metrics of a benchmark. */
+static void
+job_print_resolved(FILE *f, const char *indent, const struct job_benchmark *b)
+{
+	size_t	i, argc;
+	char	*sub;
+
+	for (argc = 0; b->argv[argc] != NULL; argc++)
+		;
+	fprintf(f, "%scommand: ", indent);
+	job_print_list(f, b->argv, argc);
+	fputc('\n', f);
+	job_print_kv(f, indent, "parser", b->parser);
+	job_print_kv(f, indent, "parser_args", b->parser_args);
+	fprintf(f, "%smetrics:\n", indent);
+	sub = xasprintf("%s  - ", indent);
+	for (i = 0; i < b->nmetrics; i++) {
+		fprintf(f, "%s{name: ", sub);
+		job_print_scalar(f, b->metrics[i].name);
+		fputs(", unit: ", f);
+		job_print_scalar(f, b->metrics[i].unit);
+		fprintf(f, ", direction: %s, statistic: %s}\n",
+		    b->metrics[i].direction, b->metrics[i].statistic);
+	}
+	free(sub);
+}
+
+/* Prints one benchmark as a list item. */
+static void
+job_print_benchmark(FILE *f, const struct job_benchmark *b)
+{
+	size_t	i;
+
+	fputs("  - name: ", f);
+	job_print_scalar(f, b->name);
+	fputc('\n', f);
+	if (b->nparams > 0)
+		fputs("    params:\n", f);
+	for (i = 0; i < b->nparams; i++) {
+		fprintf(f, "      %s: ", b->params[i].key);
+		if (b->params[i].nvalues == 1)
+			job_print_scalar(f, b->params[i].values[0]);
+		else
+			job_print_list(f, b->params[i].values,
+			    b->params[i].nvalues);
+		fputc('\n', f);
+	}
+	if (b->iterations != -1)
+		fprintf(f, "    iterations: %d\n", b->iterations);
+	if (b->warmups != -1)
+		fprintf(f, "    warmups: %d\n", b->warmups);
+	if (b->timeout_ms != -1)
+		job_print_duration(f, "    ", b->timeout_ms);
+	if (!b->resolved)
+		return;
+	if (!b->custom)
+		fputs("    # from the catalog:\n", f);
+	job_print_resolved(f, b->custom ? "    " : "    # ", b);
+}
+
+/* Prints the normalized job as YAML (itself a valid job file). */
+void
+job_print(FILE *f, const struct job *job)
+{
+	size_t	i;
+
+	job_print_kv(f, "", "name", job->name);
+	job_print_kv(f, "", "description", job->description);
+	fputs("machines: ", f);
+	job_print_list(f, job->machines, job->nmachines);
+	fputs("\nkernels:\n", f);
+	for (i = 0; i < job->nkernels; i++)
+		job_print_kernel(f, &job->kernels[i]);
+	job_print_kv(f, "", "cmdline", job->cmdline);
+	fprintf(f, "rounds: %d\norder: %s\n", job->rounds,
+	    job_order_name(job->order));
+	if (job->order == JOB_ORDER_RANDOM)
+		fprintf(f, "seed: %u\n", job->seed);
+	fputs("benchmarks:\n", f);
+	for (i = 0; i < job->nbenchmarks; i++)
+		job_print_benchmark(f, &job->benchmarks[i]);
+}
