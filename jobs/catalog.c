@@ -467,7 +467,7 @@ static const char *catalog_required[] = { "name", "command", "install",
 /* Checks what a whole file must have once every key is read. */
 static void
 catalog_check(struct catalog_ctx *ctx, yaml_node_t *root, yaml_node_t *cmd,
-    const int *seen, const struct catalog_benchmark *b)
+    yaml_node_t *parser, const int *seen, const struct catalog_benchmark *b)
 {
 	size_t i;
 
@@ -476,11 +476,11 @@ catalog_check(struct catalog_ctx *ctx, yaml_node_t *root, yaml_node_t *cmd,
 			catalog_error(ctx, root, "missing \"%s\"",
 			    catalog_required[i]);
 	}
-	if (b->parser != NULL && parse_find(b->parser) == NULL)
-		catalog_error(ctx, root, "parser \"%s\": unknown parser",
-		    b->parser);
 	if (cmd != NULL && cmd->type == YAML_SEQUENCE_NODE)
 		catalog_check_command(ctx, cmd, b);
+	if (b->parser != NULL && parse_find(b->parser) == NULL)
+		catalog_error(ctx, parser, "parser \"%s\": unknown parser",
+		    b->parser);
 	if (seen[1] && b->ncommand == 0)
 		catalog_error(ctx, cmd, "\"command\": empty");
 	if (seen[4] && b->nmetrics == 0)
@@ -495,7 +495,7 @@ catalog_root(struct catalog_ctx *ctx, yaml_node_t *root,
     struct catalog_benchmark *b)
 {
 	yaml_node_pair_t *p;
-	yaml_node_t *k, *v, *cmd = NULL;
+	yaml_node_t *k, *v, *cmd = NULL, *parser = NULL;
 	const char *key;
 	int seen[CATALOG_NREQUIRED] = { 0 };
 	size_t i;
@@ -518,9 +518,11 @@ catalog_root(struct catalog_ctx *ctx, yaml_node_t *root,
 			seen[i] |= strcmp(key, catalog_required[i]) == 0;
 		if (strcmp(key, "command") == 0)
 			cmd = v;
+		else if (strcmp(key, "parser") == 0)
+			parser = v;
 		catalog_key(ctx, key, k, v, b);
 	}
-	catalog_check(ctx, root, cmd, seen, b);
+	catalog_check(ctx, root, cmd, parser, seen, b);
 }
 
 /* Frees what one benchmark holds. */
@@ -600,6 +602,7 @@ static void
 catalog_add_file(struct catalog *cat, struct catalog_ctx *ctx,
     const char *path)
 {
+	const struct catalog_benchmark *first;
 	struct catalog_benchmark b;
 	FILE *f;
 
@@ -615,9 +618,9 @@ catalog_add_file(struct catalog *cat, struct catalog_ctx *ctx,
 		return;
 	}
 	fclose(f);
-	if (catalog_find(cat, b.name) != NULL) {
-		catalog_error_at(ctx, 0, 0, "benchmark \"%s\": defined twice",
-		    b.name);
+	if ((first = catalog_find(cat, b.name)) != NULL) {
+		catalog_error_at(ctx, 0, 0, "benchmark \"%s\": already "
+		    "defined in %s", b.name, first->path);
 		catalog_benchmark_clear(&b);
 		return;
 	}

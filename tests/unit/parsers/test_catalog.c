@@ -188,10 +188,10 @@ test_bad_files(void **state)
 	    "params: {groups: 1}\n"
 	    "install: {package: rt-tests, source: x.tar.gz}\n"
 	    "parser: nope\n" GOOD_METRICS,
+	    "%s:4:10: install: give either \"package\" or \"source\"\n"
 	    "%s:2:26: command: lone brace in \"{groups\" (write {{ or }} "
 	    "for a brace)\n"
-	    "%s:4:10: install: give either \"package\" or \"source\"\n"
-	    "%s:1:1: parser \"nope\": unknown parser");
+	    "%s:5:9: parser \"nope\": unknown parser");
 	expect_bad("- just\n- a list\n",
 	    "%s:1:1: \"benchmark\": expected a mapping");
 }
@@ -202,7 +202,7 @@ test_missing_param(void **state)
 {
 	const struct catalog_setting set[] = { { "host", "127.0.0.1" } };
 	struct catalog *cat;
-	char *path, **argv, *cause = NULL;
+	char *path, *first, *want, **argv, *cause = NULL;
 
 	path = write_file("np.yaml", "name: np\n"
 	    "command: [netperf, -H, \"{host}\", \"-l{len}\", \"{{x}}\"]\n"
@@ -225,14 +225,20 @@ test_missing_param(void **state)
 	assert_int_equal(cat->v[0].install.nbuild, 2);
 	assert_string_equal(cat->v[0].install.build[1], "make");
 	catalog_free(cat);
+	first = path;
 	path = write_file("np2.yaml", "name: np\n"
 	    "command: [x]\ninstall: x\nparser: json\n"
 	    "metrics: [{name: a, direction: lower}]\n");
 	assert_null(catalog_load(tmpdir, &cause));
-	assert_string_equal(cause, "");
+	want = xasprintf("%s:1:1: benchmark \"np\": already defined in %s",
+	    path, first);
+	assert_string_equal(cause, want);
+	free(want);
 	free(cause);
 	unlink(path);
+	unlink(first);
 	free(path);
+	free(first);
 }
 
 /* Makes and removes the temporary folder. */

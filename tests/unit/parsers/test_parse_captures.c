@@ -448,6 +448,7 @@ main(void)
 	static size_t idx[sizeof tool_parsers / sizeof tool_parsers[0]];
 	struct CMUnitTest tests[1 + sizeof idx / sizeof idx[0]];
 	const char *shared = getenv("HILAB_SHARED");
+	DIR *d;
 	size_t i;
 
 	if (shared == NULL) {
@@ -455,11 +456,12 @@ main(void)
 		return (77);
 	}
 	outputs_dir = xasprintf("%s/bench-outputs", shared);
-	if (opendir(outputs_dir) == NULL) {
+	if ((d = opendir(outputs_dir)) == NULL) {
 		printf("skip: %s is absent: no real captures to parse\n",
 		    outputs_dir);
 		return (77);
 	}
+	closedir(d);
 	tests[0] = (struct CMUnitTest)cmocka_unit_test(
 	    test_every_folder_known);
 	for (i = 0; i < sizeof idx / sizeof idx[0]; i++) {

@@ -1,0 +1,57 @@
+/*
+ * Backends: how a machine is powered, booted into a kernel and watched.
+ * The worker drives every kind of machine through these operations and
+ * does not care which backend it has (libvirt VM, ssh host with power
+ * control, ssh host without).  After a boot the worker connects to the
+ * agent and verifies the kernel through its facts (uname -r, uname -v,
+ * /proc/cmdline); a backend only gets the machine there.
+ */
+#ifndef HILAB_BACKEND_H
+#define HILAB_BACKEND_H
+
+#include <stdbool.h>
+
+#include "machines/machine.h"
+
+/* A kernel to boot; NULL image = the kernel the machine runs now. */
+struct backend_kernel {
+	const char	*name;		/* as users see it: "base", "patch 1" */
+	const char	*image;		/* bzImage / Image path on the controller */
+	const char	*initrd;	/* may be NULL */
+	const char	*cmdline;	/* full command line, may be NULL */
+};
+
+struct backend;
+
+struct backend_ops {
+	const char	*name;
+	/*
+	 * Brings the machine up running kernel k and returns once its ssh
+	 * port answers, or -1 with *cause (a panic, a crash, a timeout: the
+	 * cause says which, and the console excerpt is kept for
+	 * backend_console).
+	 */
+	int		(*boot)(struct backend *, const struct backend_kernel *k,
+			    char **cause);
+	/* Powers the machine off (destroys a VM); 0 or -1 with *cause. */
+	int		(*shutdown)(struct backend *, char **cause);
+	/* The tail of the console of the last boot (caller frees), or NULL. */
+	char		*(*console)(struct backend *);
+	void		(*free)(struct backend *);
+};
+
+struct backend {
+	const struct backend_ops	*ops;
+	const struct machine		*machine;
+	void				*priv;
+};
+
+/* Returns the backend for the machine's kind, or NULL with *cause. */
+struct backend	*backend_new(const struct machine *, char **cause);
+int		 backend_boot(struct backend *, const struct backend_kernel *,
+		    char **cause);
+int		 backend_shutdown(struct backend *, char **cause);
+char		*backend_console(struct backend *);
+void		 backend_free(struct backend *);
+
+#endif

@@ -1,0 +1,137 @@
+#!/usr/bin/env bash
+# hilabd end to end on a real lab host (sshd in a network namespace), the
+# real agent, hackbench and SQLite: bad job files, submit while the daemon
+# is down, samples in the database, SIGKILL of hilabd mid-job, cancel.
+set -u
+. "$HILAB_SRCDIR/tests/integration/lib.sh"
+lab_init
+eval "$(lab_host_up demo)"
+
+B=$HILAB_BUILDDIR
+hilab=$B/controller/cli/hilab
+hilabd=$B/controller/hilabd
+export HILAB_DB=$LAB_TMP/hilab.db HILAB_SOCKET=$LAB_TMP/control.sock
+export HILAB_MACHINES=$LAB_TMP/machines
+mkdir -p "$HILAB_MACHINES"
+cat >"$HILAB_MACHINES/demo.yaml" <<YAML
+name: demo
+kind: ssh
+ssh:
+  host: $HOST
+  identity: $KEY
+  known_hosts: $KNOWN_HOSTS
+  agent_dir: $AGENT_DIR_REMOTE
+YAML
+
+n=0
+failed=0
+ok() { n=$((n + 1)); echo "ok $n - $*"; }
+not_ok() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $*"; }
+check() {	# check DESCRIPTION COMMAND...
+	local d=$1; shift
+	if "$@"; then ok "$d"; else not_ok "$d"; fi
+}
+sql() { sqlite3 "$HILAB_DB" "$@"; }
+
+daemon_pid=
+daemon_start() {
+	"$hilabd" 2>>"$LAB_TMP/hilabd.log" &
+	daemon_pid=$!
+	for _ in $(seq 1 100); do
+		[ -S "$HILAB_SOCKET" ] && return 0
+		sleep 0.05
+	done
+	echo "# hilabd did not start: $(tail -3 "$LAB_TMP/hilabd.log")"
+	return 1
+}
+daemon_kill() {	# daemon_kill SIGNAL
+	kill -"$1" "$daemon_pid" 2>/dev/null
+	wait "$daemon_pid" 2>/dev/null
+	daemon_pid=
+}
+trap '[ -n "$daemon_pid" ] && daemon_kill KILL; lab_teardown' EXIT
+
+# job_file NAME GROUPS LOOPS ITERATIONS: a hackbench job on "demo".
+job_file() {
+	cat >"$LAB_TMP/$1.yaml" <<YAML
+name: $1
+machines: [demo]
+benchmarks:
+  - name: hackbench
+    params: {groups: $2, loops: $3}
+    iterations: $4
+    warmups: 1
+YAML
+	echo "$LAB_TMP/$1.yaml"
+}
+
+submit() {
+	"$hilab" --json submit "$1" 2>"$LAB_TMP/submit.err" |
+	    sed -n 's/.*"job": *\([0-9]*\).*/\1/p'
+}
+
+# wait_results JOB N: until the job has stored N results (30 s at most).
+wait_results() {
+	for _ in $(seq 1 300); do
+		[ "$(sql "SELECT COUNT(*) FROM run_results rr JOIN runs r
+		    ON r.id = rr.run WHERE r.job = $1")" -ge "$2" ] && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+echo "1..17"
+
+# A bad job file: every error with file:line:col, nothing queued.
+cat >"$LAB_TMP/bad.yaml" <<YAML
+name: bad
+machines: [demo, nosuchhost]
+benchmarks:
+  - name: hackbench
+    params: {groups: [1, 2]}
+    iteratons: 3
+YAML
+"$hilab" submit "$LAB_TMP/bad.yaml" 2>"$LAB_TMP/bad.err"
+check "bad job file exits 2" test $? = 2
+check "errors name file:line:col" grep -q "bad.yaml:6:5: unknown key \"iteratons\"" "$LAB_TMP/bad.err"
+check "unknown machine reported" grep -q "bad.yaml:2:.*nosuchhost" "$LAB_TMP/bad.err"
+check "nothing queued" test "$(sql 'SELECT COUNT(*) FROM jobs' 2>/dev/null || echo 0)" = 0
+
+# Submitted while hilabd is down: durable, queued, runs once it starts.
+a=$(submit "$(job_file a "[1, 2]" 100 3)")
+check "submit with hilabd down queues job $a" test "$(sql "SELECT state FROM jobs WHERE id = $a")" = queued
+check "submit says hilabd is not answering" grep -q "not answering" "$LAB_TMP/submit.err"
+daemon_start
+"$hilab" wait --timeout 120 "$a" >/dev/null
+check "job $a done once hilabd started" test $? = 0
+check "6 samples of hackbench time" test "$(sql "SELECT COUNT(*) FROM samples s JOIN runs r ON r.id = s.run WHERE r.job = $a AND s.metric = 'time' AND s.value > 0")" = 6
+check "8 results (warmups kept apart)" test "$(sql "SELECT COUNT(*), SUM(warmup) FROM run_results rr JOIN runs r ON r.id = rr.run WHERE r.job = $a")" = "8|2"
+check "facts record the running kernel" test "$(sql "SELECT DISTINCT json_extract(facts, '\$.\"kernel.release\"') FROM runs WHERE job = $a")" = "$(uname -r)"
+"$hilab" compare --job "$a" >"$LAB_TMP/compare.out"
+check "compare prints a row per group count" grep -q "^2-groups" "$LAB_TMP/compare.out"
+
+# SIGKILL of hilabd mid-job: after a restart every result is stored once.
+b=$(submit "$(job_file b 2 1500 8)")
+wait_results "$b" 2
+daemon_kill KILL
+stored=$(sql "SELECT COUNT(*) FROM run_results rr JOIN runs r ON r.id = rr.run WHERE r.job = $b")
+echo "# killed hilabd with $stored of 9 results stored"
+daemon_start
+"$hilab" wait --timeout 180 "$b" >/dev/null
+check "job $b done after SIGKILL and restart" test $? = 0
+check "all 9 results stored, seq 0..8 once each" test "$(sql "SELECT COUNT(*), COUNT(DISTINCT seq), MIN(seq), MAX(seq) FROM run_results rr JOIN runs r ON r.id = rr.run WHERE r.job = $b")" = "9|9|0|8"
+check "8 samples" test "$(sql "SELECT COUNT(*) FROM samples s JOIN runs r ON r.id = s.run WHERE r.job = $b")" = 8
+check "agent spool acknowledged and removed" test -z "$(ls "$AGENT_DIR_REMOTE/spool" 2>/dev/null)"
+
+# Cancel mid-job: the job ends cancelled and the machine is free.
+c=$(submit "$(job_file c 2 1500 30)")
+wait_results "$c" 2
+"$hilab" cancel "$c" >/dev/null
+"$hilab" wait --timeout 60 "$c" >/dev/null
+check "job $c cancelled" test "$(sql "SELECT state FROM jobs WHERE id = $c")" = cancelled
+sleep 1
+check "machine lease released after cancel" test -z "$(sql "SELECT lease_owner FROM machines WHERE name = 'demo'")"
+
+daemon_kill TERM
+[ $failed = 0 ] || { echo "# hilabd log:"; sed 's/^/# /' "$LAB_TMP/hilabd.log" | tail -40; }
+exit $((failed > 0))
