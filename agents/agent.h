@@ -9,6 +9,7 @@
  *	state	 "<state> <count>\n", written atomically when the runner ends
  *	out	 the current iteration's stdout+stderr
  *	log	 the runner's own stderr
+ *	pid	 the runner's pid, for CANCEL
  */
 #ifndef HILAB_AGENT_H
 #define HILAB_AGENT_H
@@ -99,6 +100,8 @@ int	 spool_state(const char *dir, const char *run_id, int *state,
 int	 spool_write_state(const char *dir, const char *run_id, int state,
 	    uint64_t count);
 int	 spool_append(int fd, const struct proto_buf *);
+void	 spool_write_pid(const char *dir, const char *run_id, pid_t);
+pid_t	 spool_read_pid(const char *dir, const char *run_id);
 /* Called per spooled RESULT; non-zero stops the walk and is returned. */
 typedef int (*spool_result_cb)(const unsigned char *payload, size_t len,
     const struct proto_msg *, void *arg);

@@ -43,9 +43,10 @@ struct runner_iter {
 	int		 truncated;
 };
 
-/* The benchmark's process group while a timeout is armed, for the handler. */
+/* The benchmark's process group while it runs, for the handlers. */
 static volatile pid_t		runner_pgid;
 static volatile sig_atomic_t	runner_fired;
+static volatile sig_atomic_t	runner_cancelled;
 
 /* At the deadline: kills the benchmark's whole process group. */
 static void
@@ -55,6 +56,27 @@ runner_alarm_cb(int sig)
 	if (runner_pgid > 0)
 		kill(-runner_pgid, SIGKILL);
 	runner_fired = 1;
+}
+
+/* SIGTERM (CANCEL): kills the running benchmark; no iteration follows. */
+static void
+runner_term_cb(int sig)
+{
+	(void)sig;
+	if (runner_pgid > 0)
+		kill(-runner_pgid, SIGKILL);
+	runner_cancelled = 1;
+}
+
+/* Blocks (how = SIG_BLOCK) or unblocks SIGTERM around a fork. */
+static void
+runner_mask_term(int how)
+{
+	sigset_t	set;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGTERM);
+	sigprocmask(how, &set, NULL);
 }
 
 /* CLOCK_MONOTONIC in nanoseconds. */
@@ -117,16 +139,15 @@ runner_wait(pid_t pid, uint64_t timeout_ms, struct runner_iter *it)
 	pid_t	rc;
 
 	runner_fired = 0;
-	if (timeout_ms > 0) {
-		runner_pgid = pid;
+	runner_pgid = pid;
+	if (timeout_ms > 0)
 		runner_timer(timeout_ms);
-	}
+	runner_mask_term(SIG_UNBLOCK);
 	while ((rc = wait4(pid, &status, 0, &it->ru)) == -1 && errno == EINTR)
 		;
-	if (timeout_ms > 0) {
+	if (timeout_ms > 0)
 		runner_timer(0);
-		runner_pgid = 0;
-	}
+	runner_pgid = 0;
 	it->timed_out = runner_fired;
 	if (rc == -1)
 		it->exit_status = 127;
@@ -175,12 +196,14 @@ runner_iterate(struct runner *r, struct runner_iter *it)
 
 	memset(it, 0, sizeof *it);
 	fd = open(r->outpath, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	runner_mask_term(SIG_BLOCK);
 	t0 = runner_now_ns();
 	if ((pid = fork()) == 0)
 		runner_child(r->spec, fd);
 	if (pid == -1) {
 		dprintf(fd, "hilab-agent: fork: %s\n", strerror(errno));
 		it->exit_status = 127;
+		runner_mask_term(SIG_UNBLOCK);
 	} else {
 		setpgid(pid, pid);
 		runner_wait(pid, r->spec->timeout_ms, it);
@@ -241,7 +264,14 @@ runner_loop(struct runner *r, uint64_t *count)
 
 	total = r->spec->warmups + r->spec->iterations;
 	for (seq = 0; seq < total; seq++) {
+		if (runner_cancelled)
+			return PROTO_RUN_CANCELLED;
 		runner_iterate(r, &it);
+		if (runner_cancelled) {
+			/* Killed half-way: not a measurement. */
+			free(it.output);
+			return PROTO_RUN_CANCELLED;
+		}
 		runner_result(r, seq, &it, &b);
 		free(it.output);
 		if (spool_append(r->results, &b) == -1) {
@@ -295,6 +325,8 @@ runner_main(const char *dir, const struct run_spec *spec, int notify)
 	memset(&sa, 0, sizeof sa);
 	sa.sa_handler = runner_alarm_cb;	/* no SA_RESTART: wakes wait4 */
 	sigaction(SIGALRM, &sa, NULL);
+	sa.sa_handler = runner_term_cb;
+	sigaction(SIGTERM, &sa, NULL);
 	for (i = 0; spec->env[i] != NULL; i++)
 		putenv(spec->env[i]);
 	r.outpath = spool_path(dir, spec->run_id, "out");
@@ -335,6 +367,7 @@ runner_start(const char *dir, const struct run_spec *spec, pid_t *pid,
 	}
 	*notify = p[0];
 	p[0] = -1;
+	spool_write_pid(dir, spec->run_id, *pid);
 	rc = 0;
 out:
 	if (p[0] != -1)

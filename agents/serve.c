@@ -356,6 +356,25 @@ serve_ack(struct serve *s, const struct proto_msg *m)
 	return rc;
 }
 
+/* CANCEL: stops a running run (SIGTERM to its runner), then RUN_DONE. */
+static int
+serve_cancel(struct serve *s, const struct proto_msg *m)
+{
+	char		*run_id = proto_get_str(m, PROTO_T_RUN_ID);
+	uint64_t	 count;
+	pid_t		 pid;
+	int		 state, rc;
+
+	spool_state(s->dir, run_id, &state, &count);
+	if (state == PROTO_RUN_RUNNING &&
+	    (pid = spool_read_pid(s->dir, run_id)) != -1 &&
+	    kill(pid, SIGTERM) == 0)
+		spool_wait(s->dir, run_id);
+	rc = serve_run_done(s, run_id);
+	free(run_id);
+	return rc;
+}
+
 /* Handles one decoded request. */
 static int
 serve_dispatch(struct serve *s, const struct proto_msg *m)
@@ -377,6 +396,8 @@ serve_dispatch(struct serve *s, const struct proto_msg *m)
 		return serve_status(s, m);
 	case PROTO_FETCH:
 		return serve_fetch(s, m);
+	case PROTO_CANCEL:
+		return serve_cancel(s, m);
 	case PROTO_ACK:
 		return serve_ack(s, m);
 	case PROTO_BYE:

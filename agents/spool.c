@@ -19,13 +19,14 @@ static const char *spool_states[] = {
 	[PROTO_RUN_DONE_OK] = "DONE_OK",
 	[PROTO_RUN_FAILED] = "FAILED",
 	[PROTO_RUN_UNKNOWN] = "UNKNOWN",
+	[PROTO_RUN_CANCELLED] = "CANCELLED",
 };
 
 /* The name of a run state, as the state file spells it. */
 const char *
 spool_state_name(int state)
 {
-	if (state < PROTO_RUN_RUNNING || state > PROTO_RUN_UNKNOWN)
+	if (state < PROTO_RUN_RUNNING || state > PROTO_RUN_CANCELLED)
 		return "INVALID";
 	return spool_states[state];
 }
@@ -119,7 +120,7 @@ spool_read_state(const char *dir, const char *run_id, int *state,
 		goto out;
 	if (fscanf(f, "%15s %llu", name, &n) != 2)
 		goto out;
-	for (i = PROTO_RUN_RUNNING; i <= PROTO_RUN_UNKNOWN; i++) {
+	for (i = PROTO_RUN_RUNNING; i <= PROTO_RUN_CANCELLED; i++) {
 		if (strcmp(name, spool_states[i]) == 0) {
 			*state = i;
 			*count = n;
@@ -214,6 +215,37 @@ out:
 	free(path);
 	free(rundir);
 	return rc;
+}
+
+/* Records the runner's pid, for CANCEL from a later session. */
+void
+spool_write_pid(const char *dir, const char *run_id, pid_t pid)
+{
+	char	*path = spool_path(dir, run_id, "pid");
+	FILE	*f;
+
+	if ((f = fopen(path, "w")) != NULL) {
+		fprintf(f, "%ld\n", (long)pid);
+		fclose(f);
+	}
+	free(path);
+}
+
+/* The runner's pid, or -1 if it is not recorded. */
+pid_t
+spool_read_pid(const char *dir, const char *run_id)
+{
+	char	*path = spool_path(dir, run_id, "pid");
+	FILE	*f;
+	long	 pid = -1;
+
+	if ((f = fopen(path, "r")) != NULL) {
+		if (fscanf(f, "%ld", &pid) != 1 || pid <= 1)
+			pid = -1;
+		fclose(f);
+	}
+	free(path);
+	return (pid_t)pid;
 }
 
 /* Appends a frame to the results file and makes it durable. */

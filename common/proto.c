@@ -92,6 +92,8 @@ static const struct proto_spec proto_specs[PROTO_TYPE_MAX] = {
 	[PROTO_ACKED] = { "ACKED", {
 		{ PROTO_T_RUN_ID, PROTO_REQ } }, { { 0 } }, 0 },
 	[PROTO_BYE] = { "BYE", { { 0, 0 } }, { { 0 } }, 0 },
+	[PROTO_CANCEL] = { "CANCEL", {
+		{ PROTO_T_RUN_ID, PROTO_REQ } }, { { 0 } }, 0 },
 };
 
 /* The kind every tag must have, and its name for messages. */
@@ -396,7 +398,7 @@ proto_check_int(const struct proto_field *f, char *err, size_t errlen)
 			    proto_tag_name(f->tag));
 		break;
 	case PROTO_T_STATE:
-		if (f->u < PROTO_RUN_RUNNING || f->u > PROTO_RUN_UNKNOWN)
+		if (f->u < PROTO_RUN_RUNNING || f->u > PROTO_RUN_CANCELLED)
 			return proto_fail(err, errlen,
 			    "field STATE: unknown state %llu",
 			    (unsigned long long)f->u);

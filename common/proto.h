@@ -44,6 +44,8 @@ enum proto_type {
 	PROTO_ACK,		/* controller: RUN_ID (stored; agent may delete) */
 	PROTO_ACKED,		/* agent: RUN_ID */
 	PROTO_BYE,		/* controller: end of session, nothing */
+	PROTO_CANCEL,		/* controller: RUN_ID; the agent stops the run
+				   and answers RUN_DONE */
 	PROTO_TYPE_MAX
 };
 
@@ -92,6 +94,7 @@ enum proto_run_state {
 	PROTO_RUN_DONE_OK,	/* every iteration ran (exit codes vary) */
 	PROTO_RUN_FAILED,	/* could not start, or the runner died */
 	PROTO_RUN_UNKNOWN,	/* no such run on this host */
+	PROTO_RUN_CANCELLED,	/* stopped by CANCEL */
 };
 
 struct proto_field {

@@ -174,7 +174,7 @@ worker_result_cb(const struct agent_result *res, void *arg)
 	db_machine_renew(ctx->db, worker_name(ctx), ctx->w->owner,
 	    WORKER_LEASE_MS, &cause);
 	free(cause);
-	if (worker_cancel_requested(ctx, wr->run->job)) {
+	if (!wr->cancelled && worker_cancel_requested(ctx, wr->run->job)) {
 		wr->cancelled = true;
 		return 1;
 	}
@@ -267,6 +267,31 @@ worker_execute(struct worker_ctx *ctx, struct worker_run *wr,
 	return worker_reattach(ctx, wr, run_id, cause);
 }
 
+/*
+ * Stops a cancelled run on the host: the stream was abandoned, so on a new
+ * connection the agent kills the benchmark, what it spooled meanwhile is
+ * stored, and the spool is acknowledged.
+ */
+static void
+worker_cancel_on_host(struct worker_ctx *ctx, struct worker_run *wr,
+    const char *run_id)
+{
+	char *cause = NULL;
+	int state;
+
+	worker_disconnect(ctx);
+	if (worker_connect(ctx, &cause) == -1 ||
+	    agent_cancel(ctx->conn, run_id, &state, &cause) == -1 ||
+	    agent_fetch(ctx->conn, run_id, (uint64_t)(wr->last_seq + 1), false,
+	    worker_result_cb, wr, &state, &cause) == -1 ||
+	    agent_ack(ctx->conn, run_id, &cause) == -1) {
+		worker_event(ctx, wr->run, DB_WARN, cause);
+		worker_disconnect(ctx);
+	} else
+		worker_event(ctx, wr->run, DB_INFO, "run cancelled on the host");
+	free(cause);
+}
+
 /* Ends a run: acknowledged to the agent once stored, then its state. */
 static void
 worker_finish(struct worker_ctx *ctx, struct worker_run *wr,
@@ -278,7 +303,7 @@ worker_finish(struct worker_ctx *ctx, struct worker_run *wr,
 
 	if (wr->cancelled) {
 		state = DB_CANCELLED;
-		worker_disconnect(ctx);
+		worker_cancel_on_host(ctx, wr, run_id);
 	} else if (rc == -1) {
 		state = DB_FAILED;
 		error = cause;
@@ -289,6 +314,8 @@ worker_finish(struct worker_ctx *ctx, struct worker_run *wr,
 	if (rc == 0 && agent_ack(ctx->conn, run_id, &ignore) == -1) {
 		worker_event(ctx, wr->run, DB_WARN, ignore);
 		worker_disconnect(ctx);
+		free(ignore);
+		ignore = NULL;
 	}
 	if (error != NULL)
 		worker_event(ctx, wr->run, DB_ERROR, error);

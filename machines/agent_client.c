@@ -36,7 +36,7 @@ struct agent_conn {
 	char			*arch;		/* the host's uname -m */
 	char			*agent_version;
 	bool			 uploaded;
-	bool			 broken;	/* out of step: no more requests */
+	bool			 broken;	/* out of step: no requests */
 	int			 timeout_ms;	/* command timeout */
 };
 
@@ -636,7 +636,7 @@ agent_done_handle(struct agent_conn *c, const struct proto_msg *m,
 		return -1;
 	proto_get_u64(m, PROTO_T_STATE, &s);
 	proto_get_u64(m, PROTO_T_COUNT, &count);
-	if (s < PROTO_RUN_RUNNING || s > PROTO_RUN_UNKNOWN) {
+	if (s < PROTO_RUN_RUNNING || s > PROTO_RUN_CANCELLED) {
 		agent_drop(c, cause, "run \"%s\": unknown state %llu",
 		    st->run_id, (unsigned long long)s);
 		return -1;
@@ -779,6 +779,36 @@ agent_ack(struct agent_conn *c, const char *run_id, char **cause)
 	    agent_expect(c, PROTO_ACKED, c->timeout_ms, &p, &m, cause) != 0)
 		return -1;
 	rc = agent_check_str(c, &m, PROTO_T_RUN_ID, run_id, cause);
+	proto_msg_clear(&m);
+	free(p);
+	return rc;
+}
+
+int
+agent_cancel(struct agent_conn *c, const char *run_id, int *state,
+    char **cause)
+{
+	struct proto_buf	 b = { 0 };
+	struct proto_msg	 m;
+	unsigned char		*p;
+	uint64_t		 s = PROTO_RUN_UNKNOWN;
+	int			 rc;
+
+	if (agent_usable(c, cause) != 0)
+		return -1;
+	if (!agent_run_id_ok(run_id)) {
+		agent_fail(c, cause, "cancel: bad run id \"%s\"",
+		    run_id ? run_id : "");
+		return -1;
+	}
+	proto_begin(&b, PROTO_CANCEL);
+	proto_add_str(&b, PROTO_T_RUN_ID, run_id);
+	if (agent_send(c, &b, cause) != 0 ||
+	    agent_expect(c, PROTO_RUN_DONE, c->timeout_ms, &p, &m, cause) != 0)
+		return -1;
+	rc = agent_check_str(c, &m, PROTO_T_RUN_ID, run_id, cause);
+	proto_get_u64(&m, PROTO_T_STATE, &s);
+	*state = (int)s;
 	proto_msg_clear(&m);
 	free(p);
 	return rc;

@@ -86,6 +86,13 @@ int		 agent_run(struct agent_conn *, const struct agent_run_spec *,
 int		 agent_fetch(struct agent_conn *, const char *run_id,
 		    uint64_t from_seq, bool wait, agent_result_cb cb, void *arg,
 		    int *state, char **cause);
+/*
+ * Stops a run on the host (its runner kills the benchmark; no iteration
+ * follows) and waits for the runner to end; *state gets the run's state.
+ * What it spooled before stays there for agent_fetch.
+ */
+int		 agent_cancel(struct agent_conn *, const char *run_id,
+		    int *state, char **cause);
 /* Tells the agent the run is stored; it deletes its spool. */
 int		 agent_ack(struct agent_conn *, const char *run_id,
 		    char **cause);

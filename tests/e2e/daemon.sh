@@ -49,7 +49,15 @@ daemon_kill() {	# daemon_kill SIGNAL
 	wait "$daemon_pid" 2>/dev/null
 	daemon_pid=
 }
-trap '[ -n "$daemon_pid" ] && daemon_kill KILL; lab_teardown' EXIT
+# Keeps the test's exit status for lab_teardown, which reads $?.
+daemon_cleanup() {
+	local rc=$?
+
+	[ -n "$daemon_pid" ] && daemon_kill KILL
+	(exit $rc)
+	lab_teardown
+}
+trap daemon_cleanup EXIT
 
 # job_file NAME GROUPS LOOPS ITERATIONS: a hackbench job on "demo".
 job_file() {
@@ -80,7 +88,7 @@ wait_results() {
 	return 1
 }
 
-echo "1..17"
+echo "1..19"
 
 # A bad job file: every error with file:line:col, nothing queued.
 cat >"$LAB_TMP/bad.yaml" <<YAML
@@ -131,6 +139,8 @@ wait_results "$c" 2
 check "job $c cancelled" test "$(sql "SELECT state FROM jobs WHERE id = $c")" = cancelled
 sleep 1
 check "machine lease released after cancel" test -z "$(sql "SELECT lease_owner FROM machines WHERE name = 'demo'")"
+check "no benchmark left running on the host" test -z "$(ip netns pids "$NETNS" | xargs -r ps -o comm= -p | grep hackbench)"
+check "results spooled before the cancel are kept" test "$(sql "SELECT COUNT(*) FROM run_results rr JOIN runs r ON r.id = rr.run WHERE r.job = $c")" -ge 2
 
 daemon_kill TERM
 [ $failed = 0 ] || { echo "# hilabd log:"; sed 's/^/# /' "$LAB_TMP/hilabd.log" | tail -40; }

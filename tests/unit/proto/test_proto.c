@@ -161,6 +161,7 @@ sample_build(int type, struct proto_buf *b)
 		break;
 	case PROTO_ACK:
 	case PROTO_ACKED:
+	case PROTO_CANCEL:
 		proto_add_str(b, PROTO_T_RUN_ID, "r1");
 		break;
 	}
@@ -504,7 +505,7 @@ test_values(void **state)
 		U(WAIT, 2) };
 	struct tfield	state0[] = { S(RUN_ID, "r"), U(STATE, 0),
 		U(COUNT, 0) };
-	struct tfield	state5[] = { S(RUN_ID, "r"), U(STATE, 5),
+	struct tfield	state6[] = { S(RUN_ID, "r"), U(STATE, 6),
 		U(COUNT, 0) };
 	struct tfield	nul[] = { S(RUN_ID, "r"),
 		{ PROTO_T_ARGV, PROTO_KIND_BYTES, 0, "a\0b", 3 },
@@ -526,7 +527,7 @@ test_values(void **state)
 	}
 	assert_int_equal(raw_decode(PROTO_FETCH, wait2, 3), -1);
 	assert_int_equal(raw_decode(PROTO_RUN_DONE, state0, 3), -1);
-	assert_int_equal(raw_decode(PROTO_RUN_DONE, state5, 3), -1);
+	assert_int_equal(raw_decode(PROTO_RUN_DONE, state6, 3), -1);
 	assert_int_equal(raw_decode(PROTO_RUN, nul, 4), -1);
 	assert_int_equal(raw_decode(PROTO_RUN, env, 5), -1);
 	env[4].s = "NOEQUALS";
