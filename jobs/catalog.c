@@ -560,7 +560,8 @@ catalog_terminate(struct catalog_benchmark *b)
 {
 	size_t i;
 
-	b->command = xreallocarray(b->command, b->ncommand + 1, sizeof (char *));
+	b->command = xreallocarray(b->command, b->ncommand + 1,
+	    sizeof (char *));
 	b->command[b->ncommand] = NULL;
 	b->install.build = xreallocarray(b->install.build, b->install.nbuild +
 	    1, sizeof (char *));

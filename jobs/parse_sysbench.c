@@ -81,7 +81,7 @@ parse_sysbench(const char *args, const char *output, size_t len,
 	parse_lines_init(&pl, output, len);
 	while (parse_lines_next(&pl)) {
 		p = pl.line + strspn(pl.line, " \t");
-		if (*p == '\0' || (pl.line == p && *p != '\0'))
+		if (*p == '\0' || p == pl.line)
 			in_latency = strcmp(p, "Latency (ms):") == 0;
 		else if (in_latency)
 			sysbench_latency(p, res);

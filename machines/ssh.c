@@ -137,10 +137,11 @@ ssh_host_options(struct ssh_host *h, const struct machine *m, int flags,
 {
 	const struct machine_ssh	*ms = &m->ssh;
 	int				 port = ms->port > 0 ? ms->port : 22;
-	int				 nodelay = !(flags & SSH_HOST_NO_NODELAY);
+	int				 nodelay;
 	bool				 config = false;
 	const char			*user = ms->user ? ms->user : "root";
 
+	nodelay = !(flags & SSH_HOST_NO_NODELAY);
 	if (ms->known_hosts == NULL || *ms->known_hosts == '\0') {
 		ssh_host_fail(h, cause, "no known_hosts file given");
 		return -1;

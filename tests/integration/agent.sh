@@ -113,6 +113,9 @@ echo "$out"
 expect_seqs "$out" 9
 expect_in "$out" "done state=2 results=9"
 [ -d "$AGENT_DIR_REMOTE/spool/hb2" ] || lab_fail "no spool for hb2"
+out=$(drv reuse hb2) || lab_fail "reuse: $out"
+expect_in "$out" 'refused: host "a1": agent: run "hb2": already exists'
+expect_in "$out" "facts after it: "
 out=$(drv ack hb2) || lab_fail "ack: $out"
 [ -e "$AGENT_DIR_REMOTE/spool/hb2" ] && lab_fail "ack left the spool"
 out=$(drv fetch hb2 0 0) || lab_fail "fetch after ack: $out"

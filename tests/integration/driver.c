@@ -39,6 +39,7 @@ driver_machine(struct machine *m, int *flags, int argc, char **argv)
 			m->name = xstrdup(optarg);
 			break;
 		case 'h':
+			free(m->ssh.host);
 			m->ssh.host = xstrdup(optarg);
 			break;
 		case 'p':
@@ -49,12 +50,15 @@ driver_machine(struct machine *m, int *flags, int argc, char **argv)
 			m->ssh.user = xstrdup(optarg);
 			break;
 		case 'i':
+			free(m->ssh.identity);
 			m->ssh.identity = xstrdup(optarg);
 			break;
 		case 'k':
+			free(m->ssh.known_hosts);
 			m->ssh.known_hosts = xstrdup(optarg);
 			break;
 		case 'd':
+			free(m->ssh.agent_dir);
 			m->ssh.agent_dir = xstrdup(optarg);
 			break;
 		case 'c':

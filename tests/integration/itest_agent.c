@@ -1,7 +1,7 @@
 /*
  * Drives the agent client against a real sshd and hilab-agent for
  * agent.sh.  Machine options as in driver.c, then AGENT_DIR and:
- *	connect			print "uploaded=0|1 arch=ARCH" (exit 3 if refused)
+ *	connect			print "uploaded=0|1 arch=ARCH"; exit 3: refused
  *	facts			print "key=value" or "key absent" per fact
  *	run [-e NEEDLE] [-x CMD] RUN_ID ITERATIONS WARMUPS ARGV...
  *				stream a run; each result must exit 0 and
@@ -10,6 +10,8 @@
  *				(exit 4 once the drop is seen)
  *	fetch RUN_ID FROM_SEQ WAIT	replay results
  *	ack RUN_ID
+ *	reuse RUN_ID		a run with an id in use is refused, and the
+ *				connection still answers
  *	overhead N		per-iteration cost of "true" through the agent
  *				against N bare ssh commands
  * Results print as "result seq=N warmup=W exit=E wall_ms=T", the end as
@@ -84,14 +86,18 @@ itest_cmd_connect(const struct machine *m, const char *dir)
 {
 	struct agent_conn	*c;
 	char			*cause = NULL;
+	uint64_t		 t0 = driver_now_ns(), t1;
 
 	if ((c = agent_connect(m, dir, &cause)) == NULL) {
 		printf("%s\n", cause);
 		free(cause);
 		return 3;
 	}
+	t1 = driver_now_ns();
 	printf("uploaded=%d arch=%s\n", agent_uploaded(c), agent_arch(c));
 	agent_close(c);
+	fprintf(stderr, "agent_connect %.1f ms, agent_close %.1f ms\n",
+	    (double)(t1 - t0) / 1e6, (double)(driver_now_ns() - t1) / 1e6);
 	return 0;
 }
 
@@ -194,6 +200,28 @@ itest_cmd_ack(const struct machine *m, const char *dir, const char *run_id)
 	return 0;
 }
 
+static int
+itest_cmd_reuse(const struct machine *m, const char *dir, const char *run_id)
+{
+	char * const		 argv[] = { "true", NULL };
+	struct agent_run_spec	 spec = { run_id, argv, 1, 0, 0, NULL, NULL };
+	struct agent_conn	*c = itest_connect(m, dir);
+	struct agent_facts	 f;
+	char			*cause = NULL;
+	int			 state;
+
+	if (agent_run(c, &spec, itest_result_cb, NULL, &state, &cause) == 0)
+		driver_die("run \"%s\" started twice", run_id);
+	printf("refused: %s\n", cause);
+	free(cause);
+	if (agent_facts(c, &f, &cause) != 0)
+		driver_die("after a refused run: %s", cause);
+	printf("facts after it: %zu\n", f.n);
+	agent_facts_clear(&f);
+	agent_close(c);
+	return 0;
+}
+
 /* Times n bare "true" commands over one ssh session; ns per command. */
 static double
 itest_bare_loop(const struct machine *m, int n)
@@ -270,6 +298,8 @@ main(int argc, char **argv)
 		    strtoull(argv[i + 1], NULL, 10), atoi(argv[i + 2]) != 0);
 	else if (strcmp(cmd, "ack") == 0 && i < argc)
 		rc = itest_cmd_ack(&m, dir, argv[i]);
+	else if (strcmp(cmd, "reuse") == 0 && i < argc)
+		rc = itest_cmd_reuse(&m, dir, argv[i]);
 	else if (strcmp(cmd, "overhead") == 0 && i < argc)
 		rc = itest_cmd_overhead(&m, dir, atoi(argv[i]));
 	else

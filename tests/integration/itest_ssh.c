@@ -2,7 +2,7 @@
  * Drives the ssh transport against a real sshd for ssh_transport.sh:
  *	connect			connect, print "connected" or the error (exit 3)
  *	exec CMD		run CMD, relay its output and exit status
- *	checks			output, exit status, stdin EOF, quoting, channels
+ *	checks			output, exit status, stdin EOF, quoting, channel
  *	bench N			time connect+auth and N round trips of "true"
  *	upload LOCAL REMOTE	upload with mode 0755
  */

@@ -256,6 +256,27 @@ test_params_sorted(void **state)
 	job_free(job);
 }
 
+/* A kernel's command line is its own plus the job's. */
+static void
+test_kernel_cmdline(void **state)
+{
+	struct job	*job = load_ok("good-full.yaml");
+	char		*s;
+
+	s = job_kernel_cmdline(job, job_find_kernel(job, "patch 1+2"));
+	assert_string_equal(s, "rt_group_sched=0 mitigations=off quiet");
+	free(s);
+	s = job_kernel_cmdline(job, job_find_kernel(job, "base"));
+	assert_string_equal(s, "mitigations=off quiet");
+	free(s);
+	assert_int_equal(job_find_kernel(job, "patch 1+2")->kind,
+	    JOB_KERNEL_BUILD);
+	assert_int_equal(job_find_kernel(job, "running")->kind,
+	    JOB_KERNEL_RUNNING);
+	assert_null(job_find_kernel(job, "patch 1"));
+	job_free(job);
+}
+
 /* A random order without a seed gets one, which the JSON keeps. */
 static void
 test_random_seed_kept(void **state)
@@ -402,6 +423,7 @@ main(void)
 		cmocka_unit_test(test_json_round_trip),
 		cmocka_unit_test(test_defaults),
 		cmocka_unit_test(test_params_sorted),
+		cmocka_unit_test(test_kernel_cmdline),
 		cmocka_unit_test(test_random_seed_kept),
 		cmocka_unit_test(test_json_rejects),
 		cmocka_unit_test(test_duration),
