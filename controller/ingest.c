@@ -64,7 +64,19 @@ ingest_exit_problem(const struct agent_result *r)
 	return p;
 }
 
-/* Parses a measured iteration's output into samples (first value wins). */
+/* How many values of name came before index i in the parse result. */
+static int64_t
+ingest_repeat(const struct parse_result *res, size_t i)
+{
+	int64_t n = 0;
+	size_t j;
+
+	for (j = 0; j < i; j++)
+		n += strcmp(res->v[j].name, res->v[i].name) == 0;
+	return n;
+}
+
+/* Parses a measured iteration's output into samples, repeats numbered. */
 static int
 ingest_samples(struct db *db, int64_t run, const struct plan_run *p,
     const struct agent_result *r, char **problem, char **cause)
@@ -87,6 +99,7 @@ ingest_samples(struct db *db, int64_t run, const struct plan_run *p,
 		s[n].run = run;
 		s[n].metric = res.v[i].name;
 		s[n].iteration = (int64_t)r->seq - p->warmups;
+		s[n].repeat = ingest_repeat(&res, i);
 		s[n].value = res.v[i].value;
 		n++;
 	}

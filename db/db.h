@@ -252,6 +252,7 @@ struct db_sample {
 	const char	*metric;
 	int64_t		 iteration;
 	double		 value;
+	int64_t		 repeat;	/* nth value of metric in the iteration */
 };
 
 /*

@@ -12,7 +12,8 @@ samples_step(struct db *db, const struct db_sample *v, size_t n,
     char **cause)
 {
 	static const char	 sql[] = "INSERT OR IGNORE INTO samples "
-	    "(run, metric, iteration, value) VALUES (?1, ?2, ?3, ?4)";
+	    "(run, metric, iteration, repeat, value) "
+	    "VALUES (?1, ?2, ?3, ?4, ?5)";
 	sqlite3_stmt		*s;
 	int64_t			 added = 0;
 	size_t			 i;
@@ -28,7 +29,8 @@ samples_step(struct db *db, const struct db_sample *v, size_t n,
 		sqlite3_bind_int64(s, 1, v[i].run);
 		db_bind_text(s, 2, v[i].metric);
 		sqlite3_bind_int64(s, 3, v[i].iteration);
-		sqlite3_bind_double(s, 4, v[i].value);
+		sqlite3_bind_int64(s, 4, v[i].repeat);
+		sqlite3_bind_double(s, 5, v[i].value);
 		if (db_exec_stmt(db, s, "insert sample", cause) == -1)
 			return -1;
 		added += sqlite3_changes(db->h);
@@ -64,7 +66,7 @@ db_samples_get(struct db *db, int64_t run, const char *metric,
     double **values, size_t *n, char **cause)
 {
 	static const char	 sql[] = "SELECT value FROM samples "
-	    "WHERE run = ?1 AND metric = ?2 ORDER BY iteration";
+	    "WHERE run = ?1 AND metric = ?2 ORDER BY iteration, repeat";
 	sqlite3_stmt		*s;
 	size_t			 cap = 0;
 	int			 rc;

@@ -107,7 +107,9 @@ CREATE TABLE run_results (
 	PRIMARY KEY (run, seq)
 ) WITHOUT ROWID;
 
--- Measured values.  A WITHOUT ROWID table keyed (run, metric, iteration)
+-- Measured values.  A WITHOUT ROWID table keyed (run, metric, iteration,
+-- repeat) (repeat counts the values one output gives of one metric: a
+-- probe that times 20 operations in one iteration stores 20 samples)
 -- is itself the covering b-tree for per-(run, metric) summaries: the rows
 -- of one (run, metric) sit together with their value, so a summary reads
 -- one contiguous range, and ingest maintains a single b-tree instead of a
@@ -119,8 +121,10 @@ CREATE TABLE samples (
 			ON DELETE CASCADE,
 	metric		TEXT NOT NULL,
 	iteration	INTEGER NOT NULL,
+	repeat		INTEGER NOT NULL DEFAULT 0,	-- nth value of the metric
+							-- in one iteration's output
 	value		REAL NOT NULL,
-	PRIMARY KEY (run, metric, iteration)
+	PRIMARY KEY (run, metric, iteration, repeat)
 ) WITHOUT ROWID;
 
 -- What a metric means: its unit, which way is better, how to summarize.

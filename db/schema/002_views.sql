@@ -43,6 +43,7 @@ SELECT	r.job		AS job,
 	m.unit		AS unit,
 	m.direction	AS direction,
 	s.iteration	AS iteration,
+	s.repeat	AS repeat,
 	s.value		AS value
 FROM samples s
 JOIN runs r ON r.id = s.run
