@@ -243,6 +243,11 @@ serve_run(struct serve *s, const struct proto_msg *m)
 		close(notify);
 		while (waitpid(pid, NULL, 0) == -1 && errno == EINTR)
 			;
+		/*
+		 * A runner killed between fork and exec of a benchmark leaves
+		 * the lock with that child until its exec closes it.
+		 */
+		spool_wait(s->dir, spec.run_id);
 		rc = serve_run_done(s, spec.run_id);
 	} else
 		close(notify);

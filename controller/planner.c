@@ -33,15 +33,15 @@ planner_add_metrics(struct db *db, const struct job *job, char **cause)
 
 /* The kernel's description as stored with it (JSON, caller frees). */
 static char *
-planner_kernel_spec(const struct job_kernel *k)
+planner_kernel_spec(const struct job_kernel *k, const char *cmdline)
 {
 	json_t *o;
 	char *s;
 
-	o = json_pack("{s:s, s:s?, s:s?, s:s?, s:s?, s:s?, s:i}", "kind",
+	o = json_pack("{s:s, s:s?, s:s?, s:s?, s:s?, s:s?, s:i, s:s?}", "kind",
 	    job_kernel_kind_name(k->kind), "image", k->image, "initrd",
 	    k->initrd, "git", k->git, "base", k->base, "series", k->series,
-	    "patches", k->patches);
+	    "patches", k->patches, "cmdline", cmdline);
 	s = json_dumps(o, JSON_SORT_KEYS | JSON_COMPACT);
 	json_decref(o);
 	return s;
@@ -59,7 +59,7 @@ planner_add_kernels(struct db *db, const struct job *job, int64_t *ids,
 	for (i = 0; i < job->nkernels; i++) {
 		k = &job->kernels[i];
 		cmdline = job_kernel_cmdline(job, k);
-		spec = planner_kernel_spec(k);
+		spec = planner_kernel_spec(k, cmdline);
 		ids[i] = db_kernel_upsert(db, k->name, cmdline, spec, cause);
 		free(cmdline);
 		free(spec);

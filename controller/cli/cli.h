@@ -50,5 +50,8 @@ int	cmd_cancel(const struct cli_options *, int, char **);
 int	cmd_logs(const struct cli_options *, int, char **);
 int	cmd_compare(const struct cli_options *, int, char **);
 int	cmd_export(const struct cli_options *, int, char **);
+int	cmd_report(const struct cli_options *, int, char **);
+int	cmd_plot(const struct cli_options *, int, char **);
+int	cmd_query(const struct cli_options *, int, char **);
 
 #endif

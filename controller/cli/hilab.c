@@ -19,6 +19,11 @@ static const struct cli_command cli_commands[] = {
 	{ "logs", "logs JOB", cmd_logs },
 	{ "compare", "compare [--job ID]... [--by job|machine|kernel] "
 	    "[--benchmark NAME] [--metric NAME]", cmd_compare },
+	{ "report", "report JOB [--style amd|change|pct|meansd|markdown]",
+	    cmd_report },
+	{ "plot", "plot JOB [--format png|svg] [--output DIR] "
+	    "[--benchmark NAME]", cmd_plot },
+	{ "query", "query SQL [--format text|csv|json]", cmd_query },
 	{ "export", "export FILE", cmd_export },
 	{ "machines", "machines check [DIR] | machines list", cmd_machines },
 	{ "jobs", "jobs check FILE", cmd_jobs },
@@ -117,7 +122,7 @@ main(int argc, char **argv)
 	}
 	for (i = 0; i < sizeof cli_commands / sizeof cli_commands[0]; i++) {
 		if (strcmp(argv[first], cli_commands[i].name) == 0) {
-			optind = 1;
+			optind = 0;
 			return cli_commands[i].fn(&o, argc - first,
 			    argv + first);
 		}

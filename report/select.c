@@ -1,0 +1,563 @@
+/* Stored samples of chosen jobs gathered into comparison tables. */
+#include <sqlite3.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/xmalloc.h"
+#include "report/compare.h"
+#include "report/envdiff.h"
+#include "report/select.h"
+
+/* The samples of one (machine, boot) within a cell. */
+struct sel_boot {
+	char		*machine;
+	long long	 boot;
+	double		 sum;
+	size_t		 n;
+};
+
+/* One cell's samples while they are gathered. */
+struct sel_cell {
+	size_t		 row;
+	size_t		 col;
+	double		*x;
+	size_t		 n;
+	struct sel_boot	*boots;
+	size_t		 nboots;
+	long long	 last_run;
+};
+
+/* A run behind a column, with its facts and the cmdline the job asked. */
+struct sel_run {
+	long long	 id;
+	size_t		 col;
+	char		*facts;
+	char		*asked;
+};
+
+/* One benchmark metric while it is gathered. */
+struct sel_table {
+	char		*benchmark;
+	char		*metric;
+	char		*unit;
+	char		*direction;
+	char		*statistic;
+	char		**rows;
+	size_t		  nrows;
+	char		**cols;
+	size_t		  ncols;
+	struct sel_cell	*cells;
+	size_t		  ncells;
+	struct sel_run	*runs;
+	size_t		  nruns;
+};
+
+struct sel_gather {
+	struct sel_table	*v;
+	size_t			 n;
+};
+
+/* Column numbers of select_sql. */
+enum {
+	SEL_BENCHMARK, SEL_METRIC, SEL_UNIT, SEL_DIRECTION, SEL_STATISTIC,
+	SEL_PARAMS, SEL_KERNEL, SEL_MACHINE, SEL_JOB, SEL_VALUE, SEL_RUN,
+	SEL_BOOT, SEL_FACTS, SEL_CMDLINE
+};
+
+/*
+ * The samples in the order tables show them: columns and rows appear in
+ * the order of their first sample.
+ */
+static const char select_sql[] =
+    "SELECT r.benchmark, s.metric, COALESCE(m.unit, ''), "
+    "COALESCE(m.direction, 'lower'), COALESCE(m.statistic, 'amean'), "
+    "r.params, k.name, r.machine, r.job, s.value, r.id, r.boot, r.facts, "
+    "k.cmdline "
+    "FROM samples s JOIN runs r ON r.id = s.run "
+    "JOIN kernels k ON k.id = r.kernel "
+    "LEFT JOIN metrics m ON m.name = s.metric "
+    "WHERE r.job IN (SELECT value FROM json_each(?1)) "
+    "AND (?2 IS NULL OR r.benchmark = ?2) AND (?3 IS NULL OR s.metric = ?3) "
+    "ORDER BY r.benchmark, s.metric, r.job, "
+    /* the job's own kernel order: its first kernel is the base column */
+    "(SELECT CAST(e.key AS INTEGER) FROM jobs j, "
+    "json_each(j.spec, '$.kernels') e WHERE j.id = r.job AND "
+    "json_extract(e.value, '$.name') = k.name), "
+    "r.round, r.position, s.iteration";
+
+static const char *select_by_names[] = { "auto", "kernel", "machine", "job" };
+
+const char *
+select_by_name(enum select_by by)
+{
+	return select_by_names[by];
+}
+
+int
+select_by_parse(const char *s, enum select_by *by)
+{
+	size_t	 i;
+
+	for (i = 0; i < 4; i++) {
+		if (strcmp(s, select_by_names[i]) == 0) {
+			*by = (enum select_by)i;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+/* A column's text, never NULL. */
+static const char *
+sel_text(sqlite3_stmt *st, int col)
+{
+	const char	*s = (const char *)sqlite3_column_text(st, col);
+
+	return s != NULL ? s : "";
+}
+
+/* Returns the index of s in v, appending it if new. */
+static size_t
+sel_index(char ***v, size_t *n, const char *s)
+{
+	size_t	 i;
+
+	for (i = 0; i < *n; i++) {
+		if (strcmp((*v)[i], s) == 0)
+			return i;
+	}
+	*v = xreallocarray(*v, *n + 1, sizeof **v);
+	(*v)[*n] = xstrdup(s);
+	return (*n)++;
+}
+
+/* The table of the row's (benchmark, metric), added if new. */
+static struct sel_table *
+sel_table(struct sel_gather *g, sqlite3_stmt *st)
+{
+	struct sel_table	*t;
+	size_t			 i;
+
+	for (i = 0; i < g->n; i++) {
+		t = &g->v[i];
+		if (strcmp(t->benchmark, sel_text(st, SEL_BENCHMARK)) == 0 &&
+		    strcmp(t->metric, sel_text(st, SEL_METRIC)) == 0)
+			return t;
+	}
+	g->v = xreallocarray(g->v, g->n + 1, sizeof *g->v);
+	t = &g->v[g->n++];
+	memset(t, 0, sizeof *t);
+	t->benchmark = xstrdup(sel_text(st, SEL_BENCHMARK));
+	t->metric = xstrdup(sel_text(st, SEL_METRIC));
+	t->unit = xstrdup(sel_text(st, SEL_UNIT));
+	t->direction = xstrdup(sel_text(st, SEL_DIRECTION));
+	t->statistic = xstrdup(sel_text(st, SEL_STATISTIC));
+	return t;
+}
+
+/* The cell (row, col) of a table, added if new. */
+static struct sel_cell *
+sel_cell(struct sel_table *t, size_t row, size_t col)
+{
+	struct sel_cell	*c;
+	size_t		 i;
+
+	for (i = 0; i < t->ncells; i++) {
+		if (t->cells[i].row == row && t->cells[i].col == col)
+			return &t->cells[i];
+	}
+	t->cells = xreallocarray(t->cells, t->ncells + 1, sizeof *t->cells);
+	c = &t->cells[t->ncells++];
+	memset(c, 0, sizeof *c);
+	c->row = row;
+	c->col = col;
+	c->last_run = -1;
+	return c;
+}
+
+/* Adds a sample to the per-boot sums of its cell. */
+static void
+sel_boot_add(struct sel_cell *c, const char *machine, long long boot,
+    double v)
+{
+	struct sel_boot	*b = NULL;
+	size_t		 i;
+
+	for (i = 0; i < c->nboots && b == NULL; i++) {
+		if (c->boots[i].boot == boot &&
+		    strcmp(c->boots[i].machine, machine) == 0)
+			b = &c->boots[i];
+	}
+	if (b == NULL) {
+		c->boots = xreallocarray(c->boots, c->nboots + 1,
+		    sizeof *c->boots);
+		b = &c->boots[c->nboots++];
+		memset(b, 0, sizeof *b);
+		b->machine = xstrdup(machine);
+		b->boot = boot;
+	}
+	b->sum += v;
+	b->n++;
+}
+
+/* Records the run behind a column once per table. */
+static void
+sel_run_add(struct sel_table *t, size_t col, sqlite3_stmt *st)
+{
+	long long	 id = sqlite3_column_int64(st, SEL_RUN);
+	struct sel_run	*r;
+	size_t		 i;
+
+	for (i = 0; i < t->nruns; i++) {
+		if (t->runs[i].id == id && t->runs[i].col == col)
+			return;
+	}
+	t->runs = xreallocarray(t->runs, t->nruns + 1, sizeof *t->runs);
+	r = &t->runs[t->nruns++];
+	r->id = id;
+	r->col = col;
+	r->facts = sqlite3_column_type(st, SEL_FACTS) == SQLITE_NULL ? NULL :
+	    xstrdup(sel_text(st, SEL_FACTS));
+	r->asked = sqlite3_column_type(st, SEL_CMDLINE) == SQLITE_NULL ?
+	    NULL : xstrdup(sel_text(st, SEL_CMDLINE));
+}
+
+/* The label of a sample's column. */
+static char *
+sel_column(sqlite3_stmt *st, enum select_by by)
+{
+	if (by == SELECT_BY_KERNEL)
+		return xstrdup(sel_text(st, SEL_KERNEL));
+	if (by == SELECT_BY_MACHINE)
+		return xstrdup(sel_text(st, SEL_MACHINE));
+	return xasprintf("job %lld", (long long)sqlite3_column_int64(st,
+	    SEL_JOB));
+}
+
+/* Adds one selected sample to its table. */
+static void
+sel_add(struct sel_gather *g, sqlite3_stmt *st, enum select_by by)
+{
+	struct sel_table	*t = sel_table(g, st);
+	struct sel_cell		*c;
+	char			*colname = sel_column(st, by);
+	size_t			 row, col;
+	double			 v = sqlite3_column_double(st, SEL_VALUE);
+
+	row = sel_index(&t->rows, &t->nrows, sel_text(st, SEL_PARAMS));
+	col = sel_index(&t->cols, &t->ncols, colname);
+	free(colname);
+	c = sel_cell(t, row, col);
+	c->x = xreallocarray(c->x, c->n + 1, sizeof *c->x);
+	c->x[c->n++] = v;
+	sel_boot_add(c, sel_text(st, SEL_MACHINE),
+	    sqlite3_column_int64(st, SEL_BOOT), v);
+	if (c->last_run != sqlite3_column_int64(st, SEL_RUN)) {
+		c->last_run = sqlite3_column_int64(st, SEL_RUN);
+		sel_run_add(t, col, st);
+	}
+}
+
+static void
+sel_table_free(struct sel_table *t)
+{
+	size_t	 i, j;
+
+	for (i = 0; i < t->nrows; i++)
+		free(t->rows[i]);
+	for (i = 0; i < t->ncols; i++)
+		free(t->cols[i]);
+	for (i = 0; i < t->ncells; i++) {
+		for (j = 0; j < t->cells[i].nboots; j++)
+			free(t->cells[i].boots[j].machine);
+		free(t->cells[i].boots);
+		free(t->cells[i].x);
+	}
+	for (i = 0; i < t->nruns; i++) {
+		free(t->runs[i].facts);
+		free(t->runs[i].asked);
+	}
+	free(t->rows);
+	free(t->cols);
+	free(t->cells);
+	free(t->runs);
+	free(t->benchmark);
+	free(t->metric);
+	free(t->unit);
+	free(t->direction);
+	free(t->statistic);
+}
+
+/* The selected jobs as a JSON array for json_each() (caller frees). */
+static char *
+sel_jobs_json(const struct select_query *q)
+{
+	char	*s = xstrdup("["), *t;
+	size_t	 i;
+
+	for (i = 0; i < q->njobs; i++) {
+		t = xasprintf("%s%s%lld", s, i ? "," : "", q->jobs[i]);
+		free(s);
+		s = t;
+	}
+	t = xasprintf("%s]", s);
+	free(s);
+	return t;
+}
+
+/* Counts distinct values of an expression among the jobs' runs. */
+static int
+sel_count(sqlite3 *sq, const char *jobs, const char *what)
+{
+	sqlite3_stmt	*st;
+	char		*sql;
+	int		 n = 0;
+
+	sql = xasprintf("SELECT COUNT(DISTINCT %s) FROM runs r JOIN kernels k "
+	    "ON k.id = r.kernel WHERE r.job IN (SELECT value FROM "
+	    "json_each(?1))", what);
+	if (sqlite3_prepare_v2(sq, sql, -1, &st, NULL) == SQLITE_OK) {
+		sqlite3_bind_text(st, 1, jobs, -1, SQLITE_STATIC);
+		if (sqlite3_step(st) == SQLITE_ROW)
+			n = sqlite3_column_int(st, 0);
+		sqlite3_finalize(st);
+	}
+	free(sql);
+	return n;
+}
+
+/* Kernels when there are several, else machines, else jobs. */
+static enum select_by
+sel_auto_by(sqlite3 *sq, const char *jobs)
+{
+	if (sel_count(sq, jobs, "k.name") > 1)
+		return SELECT_BY_KERNEL;
+	if (sel_count(sq, jobs, "r.machine") > 1)
+		return SELECT_BY_MACHINE;
+	return SELECT_BY_JOB;
+}
+
+long long
+select_latest_job(sqlite3 *sq)
+{
+	sqlite3_stmt	*st;
+	long long	 id = -1;
+
+	if (sqlite3_prepare_v2(sq, "SELECT MAX(r.job) FROM runs r WHERE "
+	    "EXISTS (SELECT 1 FROM samples s WHERE s.run = r.id)", -1, &st,
+	    NULL) != SQLITE_OK)
+		return -1;
+	if (sqlite3_step(st) == SQLITE_ROW &&
+	    sqlite3_column_type(st, 0) != SQLITE_NULL)
+		id = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return id;
+}
+
+/* Runs the selection and gathers every sample. */
+static int
+sel_gather(sqlite3 *sq, const struct select_query *q, const char *jobs,
+    enum select_by by, struct sel_gather *g, char **cause)
+{
+	sqlite3_stmt	*st = NULL;
+	int		 rc;
+
+	if (sqlite3_prepare_v2(sq, select_sql, -1, &st, NULL) != SQLITE_OK) {
+		*cause = xasprintf("select samples: %s", sqlite3_errmsg(sq));
+		return -1;
+	}
+	sqlite3_bind_text(st, 1, jobs, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, q->benchmark, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 3, q->metric, -1, SQLITE_STATIC);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+		sel_add(g, st, by);
+	if (rc != SQLITE_DONE)
+		*cause = xasprintf("select samples: %s", sqlite3_errmsg(sq));
+	sqlite3_finalize(st);
+	return rc == SQLITE_DONE ? 0 : -1;
+}
+
+char *
+select_param(const char *params, const char *key)
+{
+	size_t		 klen = strlen(key);
+	const char	*p = params, *end;
+
+	while (*p != '\0') {
+		end = p + strcspn(p, ",");
+		if (strncmp(p, key, klen) == 0 && p[klen] == '=')
+			return xstrndup(p + klen + 1, end - p - klen - 1);
+		p = *end ? end + 1 : end;
+	}
+	return NULL;
+}
+
+/* Returns 1 if key has the same value (or is missing alike) in all rows. */
+static int
+sel_key_constant(char **rows, size_t nrows, const char *key)
+{
+	char	*v0 = select_param(rows[0], key), *v;
+	size_t	 i;
+	int	 same = v0 != NULL;
+
+	for (i = 1; i < nrows && same; i++) {
+		v = select_param(rows[i], key);
+		same = v != NULL && strcmp(v, v0) == 0;
+		free(v);
+	}
+	free(v0);
+	return same;
+}
+
+/* The one parameter of the first row whose value changes, or NULL. */
+static char *
+sel_swept_key(char **rows, size_t nrows)
+{
+	char		*key = NULL, *k;
+	const char	*p;
+	size_t		 len;
+
+	if (nrows < 2)
+		return NULL;
+	for (p = rows[0]; *p != '\0'; p += len + (p[len] != '\0')) {
+		len = strcspn(p, ",");
+		k = xstrndup(p, strcspn(p, "="));
+		if (sel_key_constant(rows, nrows, k)) {
+			free(k);
+			continue;
+		}
+		if (key != NULL) {
+			free(k);
+			free(key);
+			return NULL;
+		}
+		key = k;
+	}
+	return key;
+}
+
+/* The environment notes of a table's columns. */
+static void
+sel_envdiff(const struct sel_table *g, enum select_by by,
+    struct compare_table *t)
+{
+	struct envdiff	*e;
+	char		*cause = NULL;
+	size_t		 i;
+
+	e = envdiff_new(by == SELECT_BY_KERNEL ? ENVDIFF_KERNELS :
+	    by == SELECT_BY_MACHINE ? ENVDIFF_MACHINES : ENVDIFF_JOBS);
+	for (i = 0; i < g->nruns; i++) {
+		if (g->runs[i].facts == NULL)
+			continue;
+		if (envdiff_add(e, g->cols[g->runs[i].col], g->runs[i].facts,
+		    g->runs[i].asked, &cause) == -1) {
+			compare_table_add_note(t, "run %lld: %s", g->runs[i].id,
+			    cause);
+			free(cause);
+			cause = NULL;
+		}
+	}
+	envdiff_apply(e, t);
+	envdiff_free(e);
+}
+
+/* Fills the cells of a table: samples and per-boot means. */
+static void
+sel_fill(const struct sel_table *g, struct compare_table *t)
+{
+	const struct sel_cell	*c;
+	double			*means;
+	size_t			 i, j;
+
+	for (i = 0; i < g->ncells; i++) {
+		c = &g->cells[i];
+		compare_table_set_samples(t, c->row, c->col, c->x, c->n);
+		means = xcalloc(c->nboots, sizeof *means);
+		for (j = 0; j < c->nboots; j++)
+			means[j] = c->boots[j].sum / (double)c->boots[j].n;
+		compare_table_set_boots(t, c->row, c->col, means, c->nboots);
+		free(means);
+	}
+}
+
+/* Builds and computes the table of one gathered benchmark metric. */
+static void
+sel_build(const struct sel_table *g, const struct select_query *q,
+    enum select_by by, struct select_table *out)
+{
+	struct compare_table	*t;
+	enum compare_stat	 stat = COMPARE_AMEAN;
+	char			*label;
+	size_t			 i;
+
+	compare_stat_parse(q->statistic ? q->statistic : g->statistic, &stat);
+	t = compare_table_new(g->benchmark, g->metric, g->unit,
+	    strcmp(g->direction, "higher") == 0 ? COMPARE_HIGHER_BETTER :
+	    COMPARE_LOWER_BETTER, stat);
+	compare_table_set_case_label(t, "Case");
+	for (i = 0; i < g->ncols; i++)
+		compare_table_add_column(t, g->cols[i]);
+	out->swept = sel_swept_key(g->rows, g->nrows);
+	out->params = xcalloc(g->nrows, sizeof *out->params);
+	out->values = xcalloc(g->nrows, sizeof *out->values);
+	for (i = 0; i < g->nrows; i++) {
+		out->params[i] = xstrdup(g->rows[i]);
+		if (out->swept != NULL)
+			out->values[i] = select_param(g->rows[i], out->swept);
+		label = out->values[i] != NULL ? xasprintf("%s-%s",
+		    out->values[i], out->swept) :
+		    xstrdup(*g->rows[i] ? g->rows[i] : "default");
+		compare_table_add_row(t, label);
+		free(label);
+	}
+	sel_fill(g, t);
+	sel_envdiff(g, by, t);
+	compare_table_compute(t);
+	out->table = t;
+}
+
+int
+select_tables(sqlite3 *sq, const struct select_query *q,
+    struct select_result *r, char **cause)
+{
+	struct sel_gather	 g = { 0 };
+	char			*jobs = sel_jobs_json(q);
+	size_t			 i;
+	int			 rc = -1;
+
+	memset(r, 0, sizeof *r);
+	r->by = q->by != SELECT_BY_AUTO ? q->by : sel_auto_by(sq, jobs);
+	if (sel_gather(sq, q, jobs, r->by, &g, cause) == -1)
+		goto out;
+	r->v = xcalloc(g.n, sizeof *r->v);
+	for (i = 0; i < g.n; i++)
+		sel_build(&g.v[i], q, r->by, &r->v[i]);
+	r->n = g.n;
+	rc = 0;
+out:
+	for (i = 0; i < g.n; i++)
+		sel_table_free(&g.v[i]);
+	free(g.v);
+	free(jobs);
+	return rc;
+}
+
+void
+select_result_clear(struct select_result *r)
+{
+	size_t	 i, j;
+
+	for (i = 0; i < r->n; i++) {
+		for (j = 0; j < r->v[i].table->nrows; j++) {
+			free(r->v[i].params[j]);
+			free(r->v[i].values[j]);
+		}
+		free(r->v[i].params);
+		free(r->v[i].values);
+		free(r->v[i].swept);
+		compare_table_free(r->v[i].table);
+	}
+	free(r->v);
+	memset(r, 0, sizeof *r);
+}
