@@ -3,6 +3,7 @@
  *
  *	hilab-agent [--dir DIR] serve	speak the protocol on stdin/stdout
  *	hilab-agent facts		print the host's facts
+ *	hilab-agent probe NAME ARGS...	run a native probe (probe list)
  *	hilab-agent --version
  */
 #include <getopt.h>
@@ -22,6 +23,7 @@ agent_usage(int code)
 	fprintf(code ? stderr : stdout,
 	    "usage: hilab-agent [--dir DIR] serve\n"
 	    "       hilab-agent facts\n"
+	    "       hilab-agent probe list | NAME [ARGS...]\n"
 	    "       hilab-agent --version\n");
 	exit(code);
 }
@@ -67,6 +69,8 @@ main(int argc, char **argv)
 			agent_usage(1);
 		}
 	}
+	if (optind < argc && strcmp(argv[optind], "probe") == 0)
+		return probe_main(argc - optind, argv + optind);
 	if (optind + 1 != argc)
 		agent_usage(1);
 	if (strcmp(argv[optind], "serve") == 0)

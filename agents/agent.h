@@ -16,6 +16,7 @@
 
 #include <sys/types.h>
 
+#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -112,9 +113,55 @@ int	 spool_remove(const char *dir, const char *run_id, char **cause);
 char	**spool_list(const char *dir, size_t *n);
 const char *spool_state_name(int state);
 
-/* runner.c */
+/*
+ * runner.c.  A RUN whose argv[0] is exactly "hilab-agent" runs this agent
+ * binary itself (exec of /proc/self/exe, argv unchanged), so a catalog
+ * command such as ["hilab-agent", "probe", ...] works wherever the agent
+ * was uploaded.  Any other argv[0] goes to execvp() as is.
+ */
 int	 runner_start(const char *dir, const struct run_spec *, pid_t *pid,
 	    int *notify, char **cause);
+
+/*
+ * probe.c: native probes, "hilab-agent probe NAME ARGS..." and
+ * "hilab-agent probe list".  A probe prints "key=value" samples and "# "
+ * comments on stdout, errors on stderr, and returns its exit code.
+ */
+struct probe {
+	const char	*name;
+	const char	*summary;
+	int		(*fn)(int argc, char **argv);	/* argv[0]: name */
+};
+extern const struct probe	probe_table[];	/* ends with a NULL name */
+extern volatile sig_atomic_t	probe_stop;	/* the stop signal, or 0 */
+int	 probe_main(int argc, char **argv);	/* argv[0]: "probe" */
+void	 probe_signals(void);
+uint64_t probe_now_ns(void);
+double	 probe_ms(uint64_t ns);
+int	 probe_write(const char *path, const char *value, char **cause);
+int	 probe_uint(const char *opt, const char *s, unsigned long max,
+	    unsigned long *v, char **cause);
+
+/*
+ * probe_cgroup.c: cgroup v2 for probes, whose cgroups are named
+ * "hilab-probe-<pid>".  remove and reap go on after an error and leave the
+ * first one in *cause, which must be NULL on entry.
+ */
+#define PROBE_CGROUP_PREFIX	"hilab-probe-"
+char	*probe_cgroup_root(const char *want, char **cause);
+char	*probe_cgroup_read(const char *dir, const char *file);
+int	 probe_cgroup_check(const char *dir, const char *ctrls,
+	    char **cause);
+int	 probe_cgroup_enable(const char *dir, const char *ctrls,
+	    char **cause);
+int	 probe_cgroup_make(const char *dir, char **cause);
+int	 probe_cgroup_remove(const char *dir, char **cause);
+pid_t	 probe_cgroup_pid(const char *name);
+int	 probe_cgroup_reap(const char *root, char **cause);
+int	 probe_cgroup_lock(const char *root, char **cause);
+
+/* probe_cpuset.c */
+int	 probe_cpuset_main(int argc, char **argv);
 
 /* serve.c */
 int	 serve_main(const char *dir);
