@@ -990,6 +990,9 @@ static const struct inv_key inv_libvirt_keys[] = {
     {"cmdline", inv_parse_str, LV(cmdline), INV_EMPTY_OK, 0, 0, NULL},
     {"disk", inv_parse_path, LV(disk), 0, 0, 0, NULL},
     {"console_dir", inv_parse_path, LV(console_dir), 0, 0, 0, NULL},
+    {"kernel", inv_parse_path, LV(kernel), 0, 0, 0, NULL},
+    {"initrd", inv_parse_path, LV(initrd), 0, 0, 0, NULL},
+    {"boot_timeout", inv_parse_duration, LV(boot_timeout_ms), 0, 0, 0, NULL},
     {NULL, NULL, 0, 0, 0, 0, NULL}};
 
 static const struct inv_key inv_machine_keys[] = {
@@ -1226,6 +1229,8 @@ inv_defaults(struct machine *m)
 		m->libvirt.cpu_model = xstrdup("Nehalem");
 	if (m->libvirt.cmdline == NULL)
 		m->libvirt.cmdline = xstrdup("");
+	if (m->libvirt.boot_timeout_ms == 0)
+		m->libvirt.boot_timeout_ms = 180000;
 }
 
 /* Cross-key checks of a parsed machine, then its defaults. */
@@ -1756,6 +1761,9 @@ inv_print_libvirt(FILE *fp, const struct machine_libvirt *lv)
 	inv_print_str(fp, 4, "cmdline", lv->cmdline);
 	inv_print_str(fp, 4, "disk", lv->disk);
 	inv_print_str(fp, 4, "console_dir", lv->console_dir);
+	inv_print_str(fp, 4, "kernel", lv->kernel);
+	inv_print_str(fp, 4, "initrd", lv->initrd);
+	inv_print_duration(fp, "boot_timeout", lv->boot_timeout_ms);
 }
 
 void
@@ -1812,6 +1820,8 @@ machine_free(struct machine *m)
 	free(m->libvirt.cmdline);
 	free(m->libvirt.disk);
 	free(m->libvirt.console_dir);
+	free(m->libvirt.kernel);
+	free(m->libvirt.initrd);
 	free(m);
 }
 

@@ -55,6 +55,11 @@ struct machine_libvirt {
 	char			*cmdline;	/* extra kernel args, or "" */
 	char			*disk;		/* absolute path, or NULL */
 	char			*console_dir;	/* absolute path, or NULL */
+	char			*kernel;	/* booted for the "running" kernel
+						   (known good), or NULL */
+	char			*initrd;	/* host image for kernels that
+						   bring none, or NULL */
+	int			 boot_timeout_ms; /* default 180000 */
 };
 
 struct machine {
