@@ -21,6 +21,7 @@
 #include "controller/paths.h"
 #include "db/db.h"
 #include "machines/inventory.h"
+#include "machines/libvirt.h"
 
 #define HILABD_TICK_MS	1000
 
@@ -117,6 +118,32 @@ hilabd_clear_stale_leases(struct db *db)
 		}
 	}
 	db_machine_list_free(v, n);
+}
+
+/* Destroys VMs a killed controller left behind (by their name only). */
+static void
+hilabd_clear_domains(const struct inventory *inv)
+{
+	const struct machine *m;
+	char *name, *cause = NULL;
+	size_t i;
+	int n;
+
+	for (i = 0; i < inv->n; i++) {
+		m = inv->machines[i];
+		if (m->kind != MACHINE_LIBVIRT)
+			continue;
+		name = xasprintf("hilab-%s", m->name);
+		if ((n = libvirt_cleanup_prefix(m->libvirt.uri, name,
+		    &cause)) == -1) {
+			log_warn("hilabd", "%s", cause);
+			free(cause);
+			cause = NULL;
+		} else if (n > 0)
+			log_info("hilabd", "destroyed %d left-over domain%s "
+			    "\"%s\"", n, n == 1 ? "" : "s", name);
+		free(name);
+	}
 }
 
 /* Records the inventory's machines in the database. */
@@ -224,6 +251,7 @@ main(int argc, char **argv)
 	hilabd_signals();
 	if ((ctl = control_open(sock, &cause)) == NULL)
 		fatalx("%s", cause);
+	hilabd_clear_domains(d.inventory);
 	if (worker_start_all(&d, &cause) == -1)
 		fatalx("%s", cause);
 	log_info("hilabd", "ready: %zu machines, database \"%s\", socket "

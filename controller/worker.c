@@ -15,23 +15,16 @@
 #include "common/xmalloc.h"
 #include "controller/daemon.h"
 #include "controller/ingest.h"
+#include "controller/worker.h"
 #include "db/db.h"
 #include "jobs/job.h"
 #include "jobs/plan.h"
 #include "machines/agent_client.h"
+#include "machines/backend.h"
 #include "machines/inventory.h"
 
 #define WORKER_LEASE_MS		(10 * 60 * 1000)
 #define WORKER_RECONNECTS	3
-
-/* What a worker keeps between runs. */
-struct worker_ctx {
-	struct worker		*w;
-	struct db		*db;
-	struct agent_conn	*conn;
-	int64_t			 plan_job;	/* job the plan belongs to */
-	struct plan		 plan;
-};
 
 /* One run in progress: what the result callback needs. */
 struct worker_run {
@@ -44,7 +37,7 @@ struct worker_run {
 	bool			 db_failed;
 };
 
-static const char *
+const char *
 worker_name(const struct worker_ctx *ctx)
 {
 	return ctx->w->machine->name;
@@ -69,7 +62,7 @@ worker_event(struct worker_ctx *ctx, const struct db_run *r,
 }
 
 /* Connects to the machine's agent unless already connected. */
-static int
+int
 worker_connect(struct worker_ctx *ctx, char **cause)
 {
 	if (ctx->conn != NULL)
@@ -83,7 +76,7 @@ worker_connect(struct worker_ctx *ctx, char **cause)
 	return 0;
 }
 
-static void
+void
 worker_disconnect(struct worker_ctx *ctx)
 {
 	agent_close(ctx->conn);
@@ -202,6 +195,10 @@ worker_facts(struct worker_ctx *ctx, const struct db_run *r, char **cause)
 
 	if (agent_facts(ctx->conn, &facts, cause) == -1)
 		return NULL;
+	if (worker_boot_verify(ctx, &facts, cause) == -1) {
+		agent_facts_clear(&facts);
+		return NULL;
+	}
 	json = ingest_facts_json(&facts);
 	if (db_machine_set_facts(ctx->db, worker_name(ctx), json, cause) == -1 ||
 	    db_kernel_set_version(ctx->db, r->kernel,
@@ -349,9 +346,14 @@ worker_fail(struct worker_ctx *ctx, const struct db_run *r, const char *why)
 	free(cause);
 }
 
-/* Prepares the run's context: its plan entry and a connected agent. */
+/*
+ * Prepares the run's context: its plan entry, the machine booted into the
+ * run's kernel (boot is false when resuming: what runs must not change),
+ * and a connected agent.
+ */
 static int
-worker_prepare(struct worker_ctx *ctx, struct worker_run *wr, char **cause)
+worker_prepare(struct worker_ctx *ctx, struct worker_run *wr, bool boot,
+    char **cause)
 {
 	if (worker_load_plan(ctx, wr->run->job, cause) == -1)
 		return -1;
@@ -360,6 +362,8 @@ worker_prepare(struct worker_ctx *ctx, struct worker_run *wr, char **cause)
 		    (long long)wr->run->id);
 		return -1;
 	}
+	if (boot && worker_boot(ctx, wr->run, cause) == -1)
+		return -1;
 	if (worker_connect(ctx, cause) == -1) {
 		db_machine_set_health(ctx->db, worker_name(ctx), DB_HEALTH_BAD,
 		    &(char *){ NULL });
@@ -377,7 +381,7 @@ worker_run_one(struct worker_ctx *ctx, const struct db_run *r)
 	int rc;
 
 	worker_progress(ctx, r);
-	if (worker_prepare(ctx, &wr, &cause) == -1 ||
+	if (worker_prepare(ctx, &wr, true, &cause) == -1 ||
 	    (facts = worker_facts(ctx, r, &cause)) == NULL) {
 		worker_fail(ctx, r, cause);
 		goto out;
@@ -402,6 +406,28 @@ out:
 	free(run_id);
 }
 
+/*
+ * Gives up on an interrupted run that cannot be collected and queues a new
+ * run in its place (the same plan entry), so the job still completes.
+ */
+static void
+worker_retry(struct worker_ctx *ctx, const struct db_run *r, const char *why)
+{
+	struct db_run copy = *r;
+	char *cause = NULL, *msg;
+	int64_t id;
+
+	copy.state = DB_QUEUED;
+	if ((id = db_run_insert(ctx->db, &copy, &cause)) == -1) {
+		worker_fail(ctx, r, cause);
+		free(cause);
+		return;
+	}
+	msg = xasprintf("%s; run again as run %lld", why, (long long)id);
+	worker_fail(ctx, r, msg);
+	free(msg);
+}
+
 /* Collects a run a previous controller left running on the host. */
 static void
 worker_resume_one(struct worker_ctx *ctx, const struct db_interrupted *it)
@@ -415,12 +441,18 @@ worker_resume_one(struct worker_ctx *ctx, const struct db_interrupted *it)
 		goto out;
 	wr.run = r;
 	if (it->agent_run_id == NULL) {
-		db_run_set_state(ctx->db, r->id, DB_QUEUED, NULL, &cause);
+		worker_retry(ctx, r, "interrupted before it reached the agent");
+		goto out;
+	}
+	if (ctx->w->machine->kind == MACHINE_LIBVIRT) {
+		/* Its VM went with the controller that booted it. */
+		worker_retry(ctx, r, "interrupted: its VM was destroyed with "
+		    "the controller that booted it");
 		goto out;
 	}
 	worker_event(ctx, r, DB_INFO, "resuming an interrupted run");
 	worker_progress(ctx, r);
-	if (worker_prepare(ctx, &wr, &cause) == -1) {
+	if (worker_prepare(ctx, &wr, false, &cause) == -1) {
 		worker_fail(ctx, r, cause);
 		goto out;
 	}
@@ -493,6 +525,8 @@ worker_drain(struct worker_ctx *ctx)
 			db_run_free(r);
 			daemon_nudge(ctx->w->daemon);
 		}
+		/* The job's kernels are done with: power the VM off. */
+		worker_boot_end(ctx);
 	}
 	db_job_list_free(jobs, n);
 }
@@ -545,9 +579,11 @@ worker_main(void *arg)
 	char *cause = NULL;
 	uint64_t seen;
 
-	if ((ctx.db = db_open(ctx.w->daemon->db_path, &cause)) == NULL) {
-		log_warn(ctx.w->machine->name, "%s", cause);
+	if ((ctx.db = db_open(ctx.w->daemon->db_path, &cause)) == NULL ||
+	    (ctx.backend = backend_new(ctx.w->machine, &cause)) == NULL) {
+		log_warn(ctx.w->machine->name, "%s; machine left idle", cause);
 		free(cause);
+		db_close(ctx.db);
 		return NULL;
 	}
 	worker_resume(&ctx);
@@ -558,7 +594,9 @@ worker_main(void *arg)
 		worker_cycle(&ctx);
 		worker_wait(ctx.w, seen);
 	}
+	worker_boot_end(&ctx);
 	worker_disconnect(&ctx);
+	backend_free(ctx.backend);
 	plan_free(&ctx.plan);
 	db_close(ctx.db);
 	return NULL;

@@ -1,0 +1,774 @@
+/*
+ * The libvirt backend.  A boot removes a domain of the same name left by
+ * an earlier controller, defines the domain for the kernel, starts it and
+ * waits for the forwarded ssh port to answer with an SSH banner, while a
+ * lifecycle event callback (run by the process's libvirt event loop
+ * thread) and the serial console file tell a panic or crash at once.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <libvirt/libvirt.h>
+#include <libvirt/virterror.h>
+
+#include "common/log.h"
+#include "common/xmalloc.h"
+#include "machines/domain_xml.h"
+#include "machines/libvirt.h"
+
+#define LV_TAG		"libvirt"
+#define LV_DEFAULT_URI	"qemu:///system"
+/* Each round of the boot wait: one ssh probe, then a pause. */
+#define LV_PROBE_MS	3000
+#define LV_PAUSE_MS	200
+/* How much of the console a boot looks at and backend_console returns. */
+#define LV_CONSOLE_TAIL	(64 * 1024)
+#define LV_EXCERPT	8192
+#define LV_PANIC	"Kernel panic - not syncing"
+
+/* What the lifecycle callback saw; shared with the event loop thread. */
+struct lv_watch {
+	pthread_mutex_t	 mtx;
+	int		 refs;
+	bool		 stopped;
+	bool		 crashed;
+	int		 detail;	/* of the Stopped event */
+};
+
+/* A kernel a boot used, kept to boot it again for a NULL image. */
+struct lv_kernel {
+	char	*name;
+	char	*image;
+	char	*initrd;
+	char	*cmdline;
+};
+
+struct lv_backend {
+	virConnectPtr		 conn;
+	char			*domname;
+	char			*console_path;	/* of the last boot */
+	char			*excerpt;	/* console kept at a failure */
+	struct lv_kernel	 last;
+	char			*def_kernel;
+	char			*def_initrd;
+	int			 boot_timeout_ms;
+	double			 boot_seconds;
+	int			 cb_id;		/* -1 when none */
+	struct lv_watch		*watch;
+};
+
+static pthread_once_t	 lv_once = PTHREAD_ONCE_INIT;
+static int		 lv_ready = -1;
+
+/* Keeps libvirt's errors off stderr: callers get them in *cause. */
+static void
+lv_error_cb(void *arg, virErrorPtr err)
+{
+	(void)arg;
+	(void)err;
+}
+
+/* Runs libvirt's default event loop for the life of the process. */
+static void *
+lv_event_loop(void *arg)
+{
+	(void)arg;
+	for (;;) {
+		if (virEventRunDefaultImpl() < 0)
+			usleep(100000);
+	}
+	return NULL;
+}
+
+/* Sets up libvirt and its event loop thread once per process. */
+static void
+lv_init(void)
+{
+	pthread_t t;
+
+	virSetErrorFunc(NULL, lv_error_cb);
+	if (virInitialize() < 0 || virEventRegisterDefaultImpl() < 0)
+		return;
+	if (pthread_create(&t, NULL, lv_event_loop, NULL) != 0)
+		return;
+	pthread_detach(t);
+	lv_ready = 0;
+}
+
+/* Makes sure libvirt is set up; -1 with *cause if it cannot be. */
+static int
+lv_setup(char **cause)
+{
+	pthread_once(&lv_once, lv_init);
+	if (lv_ready == 0)
+		return 0;
+	*cause = xstrdup("libvirt: cannot start the event loop");
+	return -1;
+}
+
+/* Milliseconds on the monotonic clock. */
+static int64_t
+lv_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* Sets *cause to `machine "NAME": WHAT: <libvirt's last error>`. */
+static void
+lv_fail(char **cause, const struct machine *m, const char *what)
+{
+	*cause = xasprintf("machine \"%s\": %s: %s", m->name, what,
+	    virGetLastErrorMessage());
+}
+
+/* The machine's connection URI. */
+static const char *
+lv_uri(const struct machine *m)
+{
+	return m->libvirt.uri != NULL ? m->libvirt.uri : LV_DEFAULT_URI;
+}
+
+/* Destroys domain d if it runs and undefines it if it is defined. */
+static int
+lv_domain_remove(virDomainPtr d)
+{
+	if (virDomainIsActive(d) == 1 && virDomainDestroy(d) < 0 &&
+	    virDomainIsActive(d) == 1)
+		return -1;
+	if (virDomainIsPersistent(d) == 1 && virDomainUndefine(d) < 0 &&
+	    virDomainIsPersistent(d) == 1)
+		return -1;
+	return 0;
+}
+
+/* Removes the domain called name if there is one. */
+static int
+lv_remove_name(virConnectPtr conn, const char *name)
+{
+	virDomainPtr d;
+	int rc;
+
+	if ((d = virDomainLookupByName(conn, name)) == NULL)
+		return 0;
+	rc = lv_domain_remove(d);
+	virDomainFree(d);
+	return rc;
+}
+
+/* Opens (or reopens after libvirtd went away) the machine's connection. */
+static int
+lv_connect(struct backend *b, char **cause)
+{
+	struct lv_backend *lv = b->priv;
+
+	if (lv->conn != NULL && virConnectIsAlive(lv->conn) == 1)
+		return 0;
+	if (lv->conn != NULL) {
+		virConnectClose(lv->conn);
+		lv->conn = NULL;
+		lv->cb_id = -1;
+	}
+	if ((lv->conn = virConnectOpen(lv_uri(b->machine))) == NULL) {
+		*cause = xasprintf("machine \"%s\": connect to %s: %s",
+		    b->machine->name, lv_uri(b->machine),
+		    virGetLastErrorMessage());
+		return -1;
+	}
+	return 0;
+}
+
+/* Drops one reference to a watch. */
+static void
+lv_watch_unref(void *arg)
+{
+	struct lv_watch *w = arg;
+	int left;
+
+	pthread_mutex_lock(&w->mtx);
+	left = --w->refs;
+	pthread_mutex_unlock(&w->mtx);
+	if (left > 0)
+		return;
+	pthread_mutex_destroy(&w->mtx);
+	free(w);
+}
+
+/* Records a Stopped or Crashed lifecycle event of the booting domain. */
+static int
+lv_lifecycle_cb(virConnectPtr conn, virDomainPtr d, int event, int detail,
+    void *arg)
+{
+	struct lv_watch *w = arg;
+
+	(void)conn;
+	log_debug(LV_TAG, "%s: event %d detail %d", virDomainGetName(d),
+	    event, detail);
+	pthread_mutex_lock(&w->mtx);
+	if (event == VIR_DOMAIN_EVENT_CRASHED)
+		w->crashed = true;
+	if (event == VIR_DOMAIN_EVENT_STOPPED) {
+		w->stopped = true;
+		w->detail = detail;
+		if (detail == VIR_DOMAIN_EVENT_STOPPED_CRASHED)
+			w->crashed = true;
+	}
+	pthread_mutex_unlock(&w->mtx);
+	return 0;
+}
+
+/* Starts watching domain d's lifecycle events. */
+static int
+lv_watch_start(struct backend *b, virDomainPtr d, char **cause)
+{
+	struct lv_backend *lv = b->priv;
+	struct lv_watch *w = xcalloc(1, sizeof(*w));
+
+	pthread_mutex_init(&w->mtx, NULL);
+	w->refs = 2;		/* this backend and libvirt */
+	lv->cb_id = virConnectDomainEventRegisterAny(lv->conn, d,
+	    VIR_DOMAIN_EVENT_ID_LIFECYCLE,
+	    VIR_DOMAIN_EVENT_CALLBACK(lv_lifecycle_cb), w, lv_watch_unref);
+	if (lv->cb_id < 0) {
+		lv_fail(cause, b->machine, "register lifecycle events");
+		pthread_mutex_destroy(&w->mtx);
+		free(w);
+		return -1;
+	}
+	lv->watch = w;
+	return 0;
+}
+
+/* Stops watching events; the watch goes when libvirt lets go of it. */
+static void
+lv_watch_stop(struct backend *b)
+{
+	struct lv_backend *lv = b->priv;
+
+	if (lv->cb_id >= 0 && lv->conn != NULL)
+		virConnectDomainEventDeregisterAny(lv->conn, lv->cb_id);
+	lv->cb_id = -1;
+	if (lv->watch != NULL)
+		lv_watch_unref(lv->watch);
+	lv->watch = NULL;
+}
+
+/* True if the watch saw the domain stop; *crashed says how. */
+static bool
+lv_watch_stopped(struct lv_watch *w, bool *crashed)
+{
+	bool stopped;
+
+	pthread_mutex_lock(&w->mtx);
+	stopped = w->stopped;
+	*crashed = w->crashed;
+	pthread_mutex_unlock(&w->mtx);
+	return stopped;
+}
+
+/* Reads up to the last max bytes of file path (caller frees), or NULL. */
+static char *
+lv_file_tail(const char *path, size_t max)
+{
+	struct stat st;
+	char *buf = NULL;
+	ssize_t n;
+	int fd;
+
+	if (path == NULL || (fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
+		return NULL;
+	if (fstat(fd, &st) == -1)
+		goto out;
+	buf = xmalloc(max + 1);
+	n = pread(fd, buf, max, (size_t)st.st_size > max ?
+	    st.st_size - (off_t)max : 0);
+	buf[n > 0 ? n : 0] = '\0';
+out:
+	close(fd);
+	return buf;
+}
+
+/* The console line that says most: the panic line, else the last one. */
+static char *
+lv_console_line(const char *tail)
+{
+	const char *p, *end, *start;
+
+	if (tail == NULL)
+		return xstrdup("(no console output)");
+	if ((p = strstr(tail, LV_PANIC)) != NULL) {
+		while (p > tail && p[-1] != '\n')
+			p--;
+		end = p + strcspn(p, "\r\n");
+		return xstrndup(p, (size_t)(end - p));
+	}
+	end = tail + strlen(tail);
+	while (end > tail && strchr("\r\n \t", end[-1]) != NULL)
+		end--;
+	start = end;
+	while (start > tail && start[-1] != '\n')
+		start--;
+	if (start == end)
+		return xstrdup("(no console output)");
+	return xstrndup(start, (size_t)(end - start));
+}
+
+/* Makes dir and its parents (mode 0755). */
+static int
+lv_mkdir_p(const char *dir)
+{
+	char *p = xstrdup(dir), *s, c;
+	int rc = 0;
+
+	for (s = p + 1; rc == 0; s++) {
+		if (*s != '/' && *s != '\0')
+			continue;
+		c = *s;
+		*s = '\0';
+		if (mkdir(p, 0755) == -1 && errno != EEXIST)
+			rc = -1;
+		*s = c;
+		if (c == '\0')
+			break;
+	}
+	free(p);
+	return rc;
+}
+
+/* Picks a fresh console file for this boot and creates its directory. */
+static int
+lv_console_new(struct backend *b, char **cause)
+{
+	const struct machine *m = b->machine;
+	struct lv_backend *lv = b->priv;
+	const char *dir = m->libvirt.console_dir != NULL ?
+	    m->libvirt.console_dir : LIBVIRT_CONSOLE_DIR;
+	struct timespec ts;
+	struct tm tm;
+	char stamp[32];
+
+	if (lv_mkdir_p(dir) == -1) {
+		*cause = xasprintf("machine \"%s\": console dir \"%s\": %s",
+		    m->name, dir, strerror(errno));
+		return -1;
+	}
+	clock_gettime(CLOCK_REALTIME, &ts);
+	localtime_r(&ts.tv_sec, &tm);
+	strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", &tm);
+	free(lv->console_path);
+	lv->console_path = xasprintf("%s/%s-%s.%03ld.log", dir, m->name,
+	    stamp, ts.tv_nsec / 1000000);
+	return 0;
+}
+
+/* True if something answers with an SSH banner at host:port. */
+static bool
+lv_ssh_answers(const char *host, int port, int timeout_ms)
+{
+	struct sockaddr_in sa;
+	struct pollfd pfd;
+	socklen_t len = sizeof(int);
+	char buf[8];
+	int fd, err = 0;
+	bool ok = false;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sin_family = AF_INET;
+	sa.sin_port = htons((uint16_t)port);
+	if (inet_pton(AF_INET, host, &sa.sin_addr) != 1)
+		return false;
+	fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd == -1)
+		return false;
+	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == -1 &&
+	    errno != EINPROGRESS)
+		goto out;
+	pfd.fd = fd;
+	pfd.events = POLLOUT;
+	if (poll(&pfd, 1, timeout_ms) != 1 ||
+	    getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len) == -1 || err != 0)
+		goto out;
+	pfd.events = POLLIN;
+	if (poll(&pfd, 1, timeout_ms) != 1)
+		goto out;
+	ok = recv(fd, buf, 4, 0) == 4 && memcmp(buf, "SSH-", 4) == 0;
+out:
+	close(fd);
+	return ok;
+}
+
+/* A kernel's name for messages. */
+static const char *
+lv_kname(const struct backend_kernel *k)
+{
+	return k->name != NULL ? k->name : k->image;
+}
+
+/*
+ * Why the boot failed if it did: a panic on the console, the domain
+ * stopped or crashed, or no longer running.  NULL while it boots.
+ */
+static char *
+lv_boot_failed(struct backend *b, virDomainPtr d, const char *tail)
+{
+	struct lv_backend *lv = b->priv;
+	bool crashed = false, stopped;
+	int state = 0, reason = 0;
+
+	stopped = lv_watch_stopped(lv->watch, &crashed);
+	if (tail != NULL && strstr(tail, LV_PANIC) != NULL)
+		return xstrdup("panicked at boot");
+	if (crashed)
+		return xstrdup("crashed at boot");
+	if (stopped)
+		return xstrdup("stopped at boot");
+	if (virDomainGetState(d, &state, &reason, 0) == 0 &&
+	    state != VIR_DOMAIN_RUNNING && state != VIR_DOMAIN_PAUSED &&
+	    state != VIR_DOMAIN_BLOCKED)
+		return xasprintf("stopped at boot (state %d, reason %d)",
+		    state, reason);
+	return NULL;
+}
+
+/* Waits until ssh answers (0) or the boot fails or times out (-1). */
+static int
+lv_wait(struct backend *b, virDomainPtr d, const struct backend_kernel *k,
+    int64_t t0, char **cause)
+{
+	const struct machine *m = b->machine;
+	struct lv_backend *lv = b->priv;
+	char *tail = NULL, *why = NULL, *line;
+
+	for (;;) {
+		free(tail);
+		tail = lv_file_tail(lv->console_path, LV_CONSOLE_TAIL);
+		if ((why = lv_boot_failed(b, d, tail)) != NULL)
+			break;
+		if (lv_ssh_answers(m->ssh.host, m->ssh.port, LV_PROBE_MS)) {
+			lv->boot_seconds = (double)(lv_now_ms() - t0) / 1e3;
+			free(tail);
+			return 0;
+		}
+		if (lv_now_ms() - t0 > lv->boot_timeout_ms) {
+			why = xasprintf("ssh %s:%d did not answer within %d s",
+			    m->ssh.host, m->ssh.port,
+			    lv->boot_timeout_ms / 1000);
+			break;
+		}
+		usleep(LV_PAUSE_MS * 1000);
+	}
+	free(tail);
+	tail = lv_file_tail(lv->console_path, LV_CONSOLE_TAIL);
+	line = lv_console_line(tail);
+	*cause = xasprintf("machine \"%s\": kernel \"%s\" %s: %s", m->name,
+	    lv_kname(k), why, line);
+	free(lv->excerpt);
+	lv->excerpt = lv_file_tail(lv->console_path, LV_EXCERPT);
+	free(line);
+	free(why);
+	free(tail);
+	return -1;
+}
+
+/* Frees the strings of a kept kernel. */
+static void
+lv_kernel_clear(struct lv_kernel *k)
+{
+	free(k->name);
+	free(k->image);
+	free(k->initrd);
+	free(k->cmdline);
+	memset(k, 0, sizeof(*k));
+}
+
+/* Keeps a copy of the kernel a boot used. */
+static void
+lv_kernel_keep(struct lv_kernel *dst, const struct backend_kernel *k)
+{
+	struct lv_kernel c;
+
+	c.name = k->name != NULL ? xstrdup(k->name) : NULL;
+	c.image = xstrdup(k->image);
+	c.initrd = k->initrd != NULL ? xstrdup(k->initrd) : NULL;
+	c.cmdline = k->cmdline != NULL ? xstrdup(k->cmdline) : NULL;
+	lv_kernel_clear(dst);
+	*dst = c;
+}
+
+/* Adds a hint to a start failure that qemu could not bind the port. */
+static void
+lv_start_fail(struct backend *b, char **cause)
+{
+	const struct machine *m = b->machine;
+	const char *msg = virGetLastErrorMessage();
+
+	if (strstr(msg, "host forwarding") != NULL && m->ssh.port < 1024)
+		*cause = xasprintf("machine \"%s\": start: %s (qemu runs "
+		    "unprivileged: use an ssh port above 1023)", m->name, msg);
+	else
+		lv_fail(cause, m, "start");
+}
+
+/* Defines and starts the domain for k and waits until ssh answers. */
+static int
+lv_boot_kernel(struct backend *b, const struct backend_kernel *k,
+    char **cause)
+{
+	struct lv_backend *lv = b->priv;
+	virDomainPtr d = NULL;
+	char *xml = NULL;
+	int64_t t0;
+	int rc = -1;
+
+	if (lv_connect(b, cause) == -1 || lv_console_new(b, cause) == -1)
+		return -1;
+	if ((xml = domain_xml_new(b->machine, k, lv->console_path,
+	    cause)) == NULL)
+		return -1;
+	if (lv_remove_name(lv->conn, lv->domname) == -1) {
+		lv_fail(cause, b->machine, "remove the old domain");
+		goto out;
+	}
+	if ((d = virDomainDefineXML(lv->conn, xml)) == NULL) {
+		lv_fail(cause, b->machine, "define");
+		goto out;
+	}
+	if (lv_watch_start(b, d, cause) == -1)
+		goto out;
+	t0 = lv_now_ms();
+	if (virDomainCreate(d) < 0)
+		lv_start_fail(b, cause);
+	else
+		rc = lv_wait(b, d, k, t0, cause);
+	lv_watch_stop(b);
+out:
+	if (rc == -1 && d != NULL)
+		lv_domain_remove(d);
+	if (d != NULL)
+		virDomainFree(d);
+	free(xml);
+	return rc;
+}
+
+/* True if the domain runs and its ssh port answers now. */
+static bool
+lv_running(struct backend *b)
+{
+	struct lv_backend *lv = b->priv;
+	virDomainPtr d;
+	bool up = false;
+
+	if (lv->conn == NULL ||
+	    (d = virDomainLookupByName(lv->conn, lv->domname)) == NULL)
+		return false;
+	if (virDomainIsActive(d) == 1)
+		up = lv_ssh_answers(b->machine->ssh.host, b->machine->ssh.port,
+		    LV_PROBE_MS);
+	virDomainFree(d);
+	return up;
+}
+
+/* The backend's boot: k as given, or for a NULL image the kernel now. */
+static int
+lv_boot(struct backend *b, const struct backend_kernel *k, char **cause)
+{
+	struct lv_backend *lv = b->priv;
+	struct backend_kernel use;
+
+	if (k != NULL && k->image != NULL)
+		use = *k;
+	else if (lv->last.image != NULL) {
+		if (lv_running(b))
+			return 0;
+		use.name = lv->last.name;
+		use.image = lv->last.image;
+		use.initrd = lv->last.initrd;
+		use.cmdline = lv->last.cmdline;
+	} else if (lv->def_kernel != NULL) {
+		use.name = "default";
+		use.image = lv->def_kernel;
+		use.initrd = NULL;
+		use.cmdline = k != NULL ? k->cmdline : NULL;
+	} else {
+		*cause = xasprintf("machine \"%s\": no kernel to boot (none "
+		    "booted yet and no default kernel)", b->machine->name);
+		return -1;
+	}
+	if (use.initrd == NULL)
+		use.initrd = lv->def_initrd;
+	if (lv_boot_kernel(b, &use, cause) == -1)
+		return -1;
+	log_info(LV_TAG, "machine \"%s\": kernel \"%s\" answers on ssh after "
+	    "%.1f s", b->machine->name, lv_kname(&use), lv->boot_seconds);
+	lv_kernel_keep(&lv->last, &use);
+	return 0;
+}
+
+/* The backend's shutdown: destroy and undefine the domain. */
+static int
+lv_shutdown(struct backend *b, char **cause)
+{
+	struct lv_backend *lv = b->priv;
+
+	if (lv_setup(cause) == -1 || lv_connect(b, cause) == -1)
+		return -1;
+	if (lv_remove_name(lv->conn, lv->domname) == -1) {
+		lv_fail(cause, b->machine, "destroy");
+		return -1;
+	}
+	return 0;
+}
+
+/* The backend's console: the tail of the last boot's console file. */
+static char *
+lv_console(struct backend *b)
+{
+	struct lv_backend *lv = b->priv;
+	char *tail;
+
+	if ((tail = lv_file_tail(lv->console_path, LV_EXCERPT)) != NULL)
+		return tail;
+	return lv->excerpt != NULL ? xstrdup(lv->excerpt) : NULL;
+}
+
+/* The backend's free: the domain is left as it is. */
+static void
+lv_free(struct backend *b)
+{
+	struct lv_backend *lv = b->priv;
+
+	lv_watch_stop(b);
+	if (lv->conn != NULL)
+		virConnectClose(lv->conn);
+	lv_kernel_clear(&lv->last);
+	free(lv->domname);
+	free(lv->console_path);
+	free(lv->excerpt);
+	free(lv->def_kernel);
+	free(lv->def_initrd);
+	free(lv);
+	free(b);
+}
+
+static const struct backend_ops lv_ops = {
+	.name = "libvirt",
+	.boot = lv_boot,
+	.shutdown = lv_shutdown,
+	.console = lv_console,
+	.free = lv_free,
+};
+
+struct backend *
+libvirt_backend_new(const struct machine *m, char **cause)
+{
+	struct backend *b;
+	struct lv_backend *lv;
+
+	if (m->kind != MACHINE_LIBVIRT) {
+		*cause = xasprintf("machine \"%s\": not a libvirt machine",
+		    m->name);
+		return NULL;
+	}
+	if (lv_setup(cause) == -1)
+		return NULL;
+	lv = xcalloc(1, sizeof(*lv));
+	lv->domname = domain_xml_name(m);
+	/* The machine file's known-good kernel and host image. */
+	lv->def_kernel = m->libvirt.kernel ? xstrdup(m->libvirt.kernel) : NULL;
+	lv->def_initrd = m->libvirt.initrd ? xstrdup(m->libvirt.initrd) : NULL;
+	lv->boot_timeout_ms = m->libvirt.boot_timeout_ms > 0 ?
+	    m->libvirt.boot_timeout_ms : LIBVIRT_BOOT_TIMEOUT_MS;
+	lv->boot_seconds = -1;
+	lv->cb_id = -1;
+	b = xcalloc(1, sizeof(*b));
+	b->ops = &lv_ops;
+	b->machine = m;
+	b->priv = lv;
+	return b;
+}
+
+void
+libvirt_backend_set_defaults(struct backend *b,
+    const struct libvirt_defaults *d)
+{
+	struct lv_backend *lv = b->priv;
+
+	free(lv->def_kernel);
+	free(lv->def_initrd);
+	lv->def_kernel = d->kernel != NULL ? xstrdup(d->kernel) : NULL;
+	lv->def_initrd = d->initrd != NULL ? xstrdup(d->initrd) : NULL;
+	lv->boot_timeout_ms = d->boot_timeout_ms > 0 ? d->boot_timeout_ms :
+	    LIBVIRT_BOOT_TIMEOUT_MS;
+}
+
+double
+libvirt_backend_boot_seconds(const struct backend *b)
+{
+	const struct lv_backend *lv = b->priv;
+
+	return lv->boot_seconds;
+}
+
+const char *
+libvirt_backend_console_path(const struct backend *b)
+{
+	const struct lv_backend *lv = b->priv;
+
+	return lv->console_path;
+}
+
+int
+libvirt_cleanup_prefix(const char *uri, const char *prefix, char **cause)
+{
+	virConnectPtr conn;
+	virDomainPtr *doms = NULL;
+	int n, i, removed = 0, rc = -1;
+
+	if (uri == NULL)
+		uri = LV_DEFAULT_URI;
+	if (lv_setup(cause) == -1)
+		return -1;
+	if ((conn = virConnectOpen(uri)) == NULL) {
+		*cause = xasprintf("libvirt: connect to %s: %s", uri,
+		    virGetLastErrorMessage());
+		return -1;
+	}
+	if ((n = virConnectListAllDomains(conn, &doms, 0)) < 0) {
+		*cause = xasprintf("libvirt: list domains of %s: %s", uri,
+		    virGetLastErrorMessage());
+		goto out;
+	}
+	rc = 0;
+	for (i = 0; i < n; i++) {
+		const char *name = virDomainGetName(doms[i]);
+
+		if (rc == 0 && name != NULL &&
+		    strncmp(name, prefix, strlen(prefix)) == 0) {
+			if (lv_domain_remove(doms[i]) == -1) {
+				*cause = xasprintf("libvirt: remove domain "
+				    "\"%s\": %s", name,
+				    virGetLastErrorMessage());
+				rc = -1;
+			} else
+				removed++;
+		}
+		virDomainFree(doms[i]);
+	}
+out:
+	free(doms);
+	virConnectClose(conn);
+	return rc == 0 ? removed : -1;
+}

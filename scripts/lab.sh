@@ -1,0 +1,490 @@
+#!/usr/bin/env bash
+# The VM lab on this machine: libvirtd (qemu:///system, TCG only), two
+# prebuilt Debian cloud kernels ("base" and "patched") and a host image
+# (an initramfs built from this machine's own binaries: busybox, sshd,
+# sftp-server, hackbench) that boots with either kernel.  Every VM is
+# reached over a qemu user-network port forward on a loopback address;
+# nothing leaves this machine.
+#
+#	scripts/lab.sh up	# install, start libvirtd, fetch, build, print env
+#	scripts/lab.sh down	# destroy and undefine every hilab-* domain
+#	scripts/lab.sh status	# what is there
+#
+# up is idempotent and fast once done: kernels are cached, the image is
+# rebuilt only when this script or the kernels change.  Run as root.
+# HILAB_LAB_DIR (default /var/lib/hilab/lab) and HILAB_KERNEL_CACHE
+# (default /var/cache/hilab/kernels) move the two directories;
+# HILAB_LAB_KERNELS="PKG1 PKG2" names the kernel packages instead of the
+# two newest.
+set -eu
+
+LAB_DIR=${HILAB_LAB_DIR:-/var/lib/hilab/lab}
+CACHE=${HILAB_KERNEL_CACHE:-/var/cache/hilab/kernels}
+URI=qemu:///system
+# qemu runs as libvirt-qemu and cannot bind ports below 1024: each VM's
+# sshd is forwarded from port 2222 of its own loopback address.
+SSH_PORT=2222
+PACKAGES="libvirt-daemon libvirt-daemon-driver-qemu libvirt-clients
+libvirt-dev qemu-system-x86 qemu-utils busybox-static openssh-server
+openssh-sftp-server rt-tests kmod cpio xz-utils zstd"
+# Modules the image loads when the kernel has them as modules.
+MODULES="virtio_pci virtio_net virtio_rng pvpanic_mmio"
+SELF=$(readlink -f "$0")
+
+# Prints a message to stderr.
+lab_say()
+{
+	echo "lab: $*" >&2
+}
+
+# Stops with a message.
+lab_die()
+{
+	echo "lab: error: $*" >&2
+	exit 1
+}
+
+# Installs whatever of $PACKAGES is missing.
+lab_packages()
+{
+	local p missing=
+
+	for p in $PACKAGES; do
+		dpkg-query -W -f='${Status}' "$p" 2>/dev/null |
+		    grep -q 'ok installed' || missing="$missing $p"
+	done
+	[ -z "$missing" ] && return 0
+	lab_say "installing$missing"
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -q \
+	    --no-install-recommends $missing >&2
+}
+
+# Creates the users, groups and directories libvirtd's QEMU driver needs.
+lab_accounts()
+{
+	mkdir -p /var/log/libvirt /var/run/libvirt /var/lib/libvirt
+	getent group libvirt-qemu >/dev/null || groupadd -r libvirt-qemu
+	getent group kvm >/dev/null || groupadd -r kvm
+	id libvirt-qemu >/dev/null 2>&1 ||
+	    useradd -r -g libvirt-qemu -G kvm -d /var/lib/libvirt \
+	    -s /usr/sbin/nologin libvirt-qemu
+	# As Debian's udev rule sets it.  libvirtd probes qemu with KVM
+	# while libvirt-qemu cannot open a root-only /dev/kvm: it then
+	# finds its capability cache outdated on every look-up and probes
+	# qemu again and again (a define takes 45 s instead of 0.1 s).
+	# Domains stay type='qemu' (TCG) all the same.
+	if [ -c /dev/kvm ]; then
+		chgrp kvm /dev/kvm
+		chmod 660 /dev/kvm
+	fi
+}
+
+# Starts virtlogd and libvirtd unless qemu:///system answers already.
+lab_libvirtd()
+{
+	local i
+
+	lab_accounts
+	virsh -q -c "$URI" uri >/dev/null 2>&1 && return 0
+	pgrep -x virtlogd >/dev/null || virtlogd -d
+	pgrep -x libvirtd >/dev/null || libvirtd -d
+	for i in $(seq 100); do
+		virsh -q -c "$URI" uri >/dev/null 2>&1 && return 0
+		sleep 0.2
+	done
+	lab_die "libvirtd does not answer on $URI"
+}
+
+# Prints the two newest cloud kernel packages of Debian 12's own series
+# (6.1.0-ABI), oldest first.  The 6.12 "+deb12" packages apt also lists
+# are left out: under TCG they take 2-3 times as long to boot.
+lab_kernel_packages()
+{
+	apt-cache search --names-only 'linux-image-.*-cloud-amd64' |
+	    awk '{ print $1 }' |
+	    grep -E '^linux-image-[0-9]+\.[0-9]+\.[0-9]+-[0-9]+-cloud-amd64$' |
+	    sort -V | tail -n 2
+}
+
+# Downloads and unpacks kernel package $1 into the cache (once).
+lab_kernel_fetch()
+{
+	local pkg=$1 ver dir tmp
+
+	ver=${pkg#linux-image-}
+	dir=$CACHE/$ver
+	[ -f "$dir/boot/vmlinuz-$ver" ] && return 0
+	lab_say "fetching $pkg"
+	tmp=$(mktemp -d "$CACHE/.fetch.XXXXXX")
+	chmod 755 "$tmp"
+	(cd "$tmp" && apt-get download -q "$pkg" 2>/dev/null >&2) ||
+	    (cd "$tmp" && apt-get download -q "$pkg" >&2) ||
+	    { rm -rf "$tmp"; lab_die "cannot download $pkg"; }
+	mkdir -p "$tmp/x"
+	dpkg -x "$tmp"/*.deb "$tmp/x"
+	[ -f "$tmp/x/boot/vmlinuz-$ver" ] ||
+	    { rm -rf "$tmp"; lab_die "$pkg has no boot/vmlinuz-$ver"; }
+	rm -rf "$dir"
+	mv "$tmp/x" "$dir"
+	rm -rf "$tmp"
+}
+
+# Fetches the two newest kernels; sets KVERS to their versions, oldest first.
+lab_kernels()
+{
+	local pkgs p
+
+	mkdir -p "$CACHE"
+	chmod 755 "$CACHE"
+	pkgs=${HILAB_LAB_KERNELS:-$(lab_kernel_packages || true)}
+	pkgs=$(echo $pkgs | tr ' ' '\n')
+	if [ "$(echo "$pkgs" | grep -c .)" != 2 ]; then
+		lab_say "apt lists no two cloud kernels: using the cache"
+		pkgs=$(ls "$CACHE" | grep -v '^\.' | sort -V | tail -n 2 |
+		    sed 's/^/linux-image-/')
+		[ "$(echo "$pkgs" | grep -c .)" = 2 ] ||
+		    lab_die "no two kernels in $CACHE"
+	fi
+	KVERS=
+	for p in $pkgs; do
+		lab_kernel_fetch "$p"
+		KVERS="$KVERS ${p#linux-image-}"
+	done
+	KVERS=${KVERS# }
+}
+
+# Copies binary $2 with every library ldd lists into root $1.
+lab_copy_bin()
+{
+	local root=$1 bin=$2 lib
+
+	install -D -m 755 "$bin" "$root$bin"
+	for lib in $( (ldd "$bin" 2>/dev/null || true) |
+	    awk '$2 == "=>" && $3 ~ /^\// { print $3 }
+	    $1 ~ /^\// { print $1 }'); do
+		[ -e "$root$lib" ] && continue
+		install -D -m 755 "$(readlink -f "$lib")" "$root$lib"
+	done
+}
+
+# Prints the file of module $2 in kernel tree $1, or nothing.
+lab_module_file()
+{
+	local mods=$1 name=$2 alt
+
+	alt=$(echo "$name" | tr _ -)
+	find "$mods/kernel" \( -name "$name.ko" -o -name "$name.ko.*" \
+	    -o -name "$alt.ko" -o -name "$alt.ko.*" \) | head -n 1
+}
+
+# Copies module $3 of kernel $2 and its dependencies into root $1,
+# uncompressed, and lists it in the image's hilab.modules.
+lab_copy_module()
+{
+	local root=$1 ver=$2 name=$3 mods f rel dst d
+
+	mods=$CACHE/$ver/lib/modules/$ver
+	f=$(lab_module_file "$mods" "$name")
+	[ -n "$f" ] || return 0	# built in, or absent
+	rel=${f#$mods/}
+	rel=${rel%.xz}
+	rel=${rel%.zst}
+	rel=${rel%.gz}
+	dst=$root/lib/modules/$ver/$rel
+	[ -f "$dst" ] && return 0
+	for d in $(modinfo -F depends "$f" | tr , ' '); do
+		lab_copy_module "$root" "$ver" "$d"
+	done
+	mkdir -p "$(dirname "$dst")"
+	case $f in
+	*.xz) xz -dc "$f" >"$dst" ;;
+	*.zst) zstd -q -dc "$f" >"$dst" ;;
+	*.gz) gzip -dc "$f" >"$dst" ;;
+	*) cp "$f" "$dst" ;;
+	esac
+	echo "$name" >>"$root/lib/modules/$ver/hilab.modules"
+}
+
+# Writes the image's configuration: users, sshd, init.
+lab_image_etc()
+{
+	local root=$1
+
+	cat >"$root/etc/passwd" <<'EOF'
+root:x:0:0:root:/root:/bin/sh
+sshd:x:100:65534:sshd:/run/sshd:/usr/sbin/nologin
+nobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin
+EOF
+	printf 'root:x:0:\nnogroup:x:65534:\n' >"$root/etc/group"
+	echo 'root:*:19000:0:99999:7:::' >"$root/etc/shadow"
+	chmod 600 "$root/etc/shadow"
+	echo hilab-vm >"$root/etc/hostname"
+	cat >"$root/etc/ssh/sshd_config" <<'EOF'
+Port 22
+HostKey /etc/ssh/ssh_host_ed25519_key
+PidFile /run/sshd.pid
+PermitRootLogin prohibit-password
+PubkeyAuthentication yes
+PasswordAuthentication no
+KbdInteractiveAuthentication no
+UsePAM no
+UseDNS no
+StrictModes no
+PrintMotd no
+PrintLastLog no
+AuthorizedKeysFile /root/.ssh/authorized_keys
+Subsystem sftp /usr/lib/openssh/sftp-server
+EOF
+	cat >"$root/etc/inittab" <<'EOF'
+::sysinit:/etc/init.d/rcS
+::ctrlaltdel:/sbin/reboot
+::shutdown:/bin/sync
+EOF
+	cat >"$root/etc/init.d/rcS" <<'EOF'
+#!/bin/sh
+# Boots the lab host: file systems, virtio modules, eth0, sshd.
+export PATH=/usr/sbin:/usr/bin:/sbin:/bin
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+mount -t devtmpfs devtmpfs /dev
+mkdir -p /dev/pts /dev/shm /run/sshd
+mount -t devpts devpts /dev/pts
+mount -t tmpfs tmpfs /dev/shm
+mount -t cgroup2 cgroup2 /sys/fs/cgroup
+mount -t debugfs debugfs /sys/kernel/debug
+hostname -F /etc/hostname
+ver=$(uname -r)
+for m in $(cat /lib/modules/$ver/hilab.modules 2>/dev/null); do
+	modprobe $m || echo "hilab: modprobe $m failed"
+done
+ip link set lo up
+i=0
+while [ ! -e /sys/class/net/eth0 ] && [ $i -lt 50 ]; do
+	sleep 0.1
+	i=$((i + 1))
+done
+ip addr add 10.0.2.15/24 dev eth0
+ip link set eth0 up
+ip route add default via 10.0.2.2
+/usr/sbin/sshd && echo "hilab: sshd up on $ver"
+EOF
+	chmod 755 "$root/etc/init.d/rcS"
+}
+
+# Makes the lab's client key and the image's fixed host key (once).
+lab_keys()
+{
+	mkdir -p "$LAB_DIR/keys"
+	chmod 700 "$LAB_DIR/keys"
+	[ -f "$LAB_DIR/keys/lab_ed25519" ] ||
+	    ssh-keygen -q -t ed25519 -N '' -C hilab-lab \
+	    -f "$LAB_DIR/keys/lab_ed25519"
+	[ -f "$LAB_DIR/keys/host_ed25519" ] ||
+	    ssh-keygen -q -t ed25519 -N '' -C hilab-vm \
+	    -f "$LAB_DIR/keys/host_ed25519"
+}
+
+# Lays out the image's root in directory $1.
+lab_image_root()
+{
+	local root=$1 a b v m
+
+	mkdir -p "$root"/usr/bin "$root"/usr/sbin "$root"/usr/lib64 \
+	    "$root"/usr/lib/openssh
+	ln -s usr/bin "$root/bin"
+	ln -s usr/sbin "$root/sbin"
+	ln -s usr/lib "$root/lib"
+	ln -s usr/lib64 "$root/lib64"
+	mkdir -p "$root"/etc/ssh "$root"/etc/init.d "$root"/proc "$root"/sys \
+	    "$root"/dev "$root"/run "$root"/tmp "$root"/var/tmp "$root"/mnt \
+	    "$root"/root/.ssh "$root"/lib/modules
+	chmod 1777 "$root/tmp" "$root/var/tmp"
+	chmod 700 "$root/root/.ssh"
+	install -m 755 /bin/busybox "$root/bin/busybox"
+	for a in $("$root/bin/busybox" --list-full); do
+		[ -e "$root/$a" ] || [ -L "$root/$a" ] ||
+		    ln -s /bin/busybox "$root/$a"
+	done
+	ln -sf /bin/busybox "$root/init"
+	mknod -m 600 "$root/dev/console" c 5 1
+	mknod -m 666 "$root/dev/null" c 1 3
+	for b in /usr/sbin/sshd /usr/lib/openssh/sftp-server \
+	    /usr/bin/hackbench /usr/sbin/kexec /usr/bin/lscpu; do
+		[ -x "$b" ] && lab_copy_bin "$root" "$b"
+	done
+	# The sanitizer runtimes, for an agent from a sanitized build.
+	for b in /usr/lib/x86_64-linux-gnu/libasan.so.[0-9] \
+	    /usr/lib/x86_64-linux-gnu/libubsan.so.[0-9]; do
+		[ -e "$b" ] && lab_copy_bin "$root" "$b"
+	done
+	lab_image_etc "$root"
+	install -m 600 "$LAB_DIR/keys/host_ed25519" \
+	    "$root/etc/ssh/ssh_host_ed25519_key"
+	install -m 644 "$LAB_DIR/keys/host_ed25519.pub" \
+	    "$root/etc/ssh/ssh_host_ed25519_key.pub"
+	install -m 600 "$LAB_DIR/keys/lab_ed25519.pub" \
+	    "$root/root/.ssh/authorized_keys"
+	for v in $KVERS; do
+		mkdir -p "$root/lib/modules/$v"
+		: >"$root/lib/modules/$v/hilab.modules"
+		for m in $MODULES; do
+			lab_copy_module "$root" "$v" "$m"
+		done
+		"$root/bin/busybox" depmod -b "$root" "$v"
+	done
+}
+
+# Builds the initramfs and copies the kernels unless they are up to date.
+lab_image()
+{
+	local stamp root v
+
+	mkdir -p "$LAB_DIR/kernels"
+	chmod 755 /var/lib/hilab 2>/dev/null || true
+	chmod 755 "$LAB_DIR" "$LAB_DIR/kernels"
+	lab_keys
+	stamp="$(sha256sum "$SELF" | cut -c1-16) $KVERS"
+	if [ -f "$LAB_DIR/image.cpio.gz" ] &&
+	    [ "$(cat "$LAB_DIR/image.stamp" 2>/dev/null)" = "$stamp" ]; then
+		return 0
+	fi
+	lab_say "building the host image for $KVERS"
+	root=$(mktemp -d "$LAB_DIR/.root.XXXXXX")
+	lab_image_root "$root"
+	(cd "$root" && find . | LC_ALL=C sort |
+	    cpio -o -H newc -R 0:0 --quiet) | gzip -6 >"$LAB_DIR/.image.tmp"
+	rm -rf "$root"
+	chmod 644 "$LAB_DIR/.image.tmp"
+	mv "$LAB_DIR/.image.tmp" "$LAB_DIR/image.cpio.gz"
+	rm -f "$LAB_DIR"/kernels/vmlinuz-*
+	for v in $KVERS; do
+		install -m 644 "$CACHE/$v/boot/vmlinuz-$v" \
+		    "$LAB_DIR/kernels/vmlinuz-$v"
+	done
+	echo "$stamp" >"$LAB_DIR/image.stamp"
+}
+
+# Writes one machine file: name $1, loopback address $2, sockets $3,
+# cores $4, threads $5, memory $6, NUMA cells (0 = none) $7.
+lab_machine()
+{
+	local name=$1 addr=$2 s=$3 c=$4 t=$5 mem=$6 cells=$7 n per i
+
+	n=$((s * c * t))
+	{
+		echo "# Lab VM written by scripts/lab.sh: $n vCPUs under TCG."
+		echo "name: $name"
+		echo "kind: libvirt"
+		echo "arch: x86_64"
+		echo "topology:"
+		echo "  sockets: $s"
+		echo "  cores: $c"
+		echo "  threads: $t"
+		echo "ssh:"
+		echo "  host: $addr"
+		echo "  port: $SSH_PORT"
+		echo "  identity: $LAB_DIR/keys/lab_ed25519"
+		echo "  known_hosts: $LAB_DIR/keys/known_hosts"
+		echo "  connect_timeout: 30s"
+		echo "libvirt:"
+		echo "  uri: $URI"
+		echo "  vcpus: $n"
+		echo "  memory: ${mem}M"
+		echo "  cpu_model: Nehalem"
+		if [ "$cells" -gt 0 ]; then
+			echo "  numa_cells:"
+			per=$((n / cells))
+			for i in $(seq 0 $((cells - 1))); do
+				echo "    - cpus: $((i * per))-$((i * per + per - 1))"
+				echo "      memory: $((mem / cells))M"
+			done
+		fi
+		echo "  cmdline: rt_group_sched=0"
+		echo "  console_dir: $LAB_DIR/console"
+		echo "  kernel: $LAB_DIR/kernels/vmlinuz-${KVERS%% *}"
+		echo "  initrd: $LAB_DIR/image.cpio.gz"
+	} >"$LAB_DIR/machines/$name.yaml"
+	echo "[$addr]:$SSH_PORT $(cut -d' ' -f1-2 "$LAB_DIR/keys/host_ed25519.pub")" \
+	    >>"$LAB_DIR/keys/known_hosts.new"
+}
+
+# Writes the lab's machine files and the known_hosts they share.
+lab_machines()
+{
+	mkdir -p "$LAB_DIR/machines" "$LAB_DIR/console"
+	chown libvirt-qemu:libvirt-qemu "$LAB_DIR/console"
+	chmod 755 "$LAB_DIR/console"
+	: >"$LAB_DIR/keys/known_hosts.new"
+	lab_machine vm32 127.0.0.11 2 8 2 4096 2
+	lab_machine vm4 127.0.0.12 1 2 2 1024 0
+	mv "$LAB_DIR/keys/known_hosts.new" "$LAB_DIR/keys/known_hosts"
+}
+
+# Prints the environment that points hilab and the lab tests at the lab.
+lab_env()
+{
+	local base patched
+
+	base=${KVERS%% *}
+	patched=${KVERS##* }
+	echo "export HILAB_MACHINES=$LAB_DIR/machines"
+	echo "export HILAB_LAB_DIR=$LAB_DIR"
+	echo "export HILAB_LAB_INITRD=$LAB_DIR/image.cpio.gz"
+	echo "export HILAB_LAB_KERNEL_BASE=$LAB_DIR/kernels/vmlinuz-$base"
+	echo "export HILAB_LAB_KERNEL_PATCHED=$LAB_DIR/kernels/vmlinuz-$patched"
+	echo "export HILAB_LAB_RELEASE_BASE=$base"
+	echo "export HILAB_LAB_RELEASE_PATCHED=$patched"
+}
+
+# Brings the whole lab up and prints its environment.
+lab_up()
+{
+	lab_packages
+	lab_libvirtd
+	lab_kernels
+	lab_image
+	lab_machines
+	lab_env | tee "$LAB_DIR/env"
+}
+
+# Destroys and undefines every hilab-* domain; stops nothing else.
+lab_down()
+{
+	local d
+
+	virsh -q -c "$URI" uri >/dev/null 2>&1 || return 0
+	for d in $(virsh -q -c "$URI" list --all --name | grep '^hilab-' ||
+	    true); do
+		virsh -q -c "$URI" destroy "$d" >/dev/null 2>&1 || true
+		virsh -q -c "$URI" undefine "$d" >/dev/null 2>&1 || true
+		lab_say "removed $d"
+	done
+}
+
+# Prints what the lab has.
+lab_status()
+{
+	if virsh -q -c "$URI" uri >/dev/null 2>&1; then
+		echo "libvirtd: running ($URI)"
+		virsh -q -c "$URI" list --all | grep ' hilab-' || true
+	else
+		echo "libvirtd: not running"
+	fi
+	echo "kernels: $(ls "$CACHE" 2>/dev/null | grep -v '^\.' | xargs)"
+	if [ -f "$LAB_DIR/image.cpio.gz" ]; then
+		echo "image: $LAB_DIR/image.cpio.gz" \
+		    "($(du -h "$LAB_DIR/image.cpio.gz" | cut -f1))"
+	else
+		echo "image: none"
+	fi
+	[ -f "$LAB_DIR/env" ] && cat "$LAB_DIR/env"
+	return 0
+}
+
+[ "$(id -u)" = 0 ] || lab_die "run as root"
+case ${1:-} in
+up) lab_up ;;
+down) lab_down ;;
+status) lab_status ;;
+*) echo "usage: $0 up|down|status" >&2; exit 2 ;;
+esac

@@ -1,0 +1,119 @@
+#!/usr/bin/env bash
+# hilabd with real VMs: two kernels in alternating rounds on a libvirt VM
+# (samples per kernel and round in SQLite, every boot verified), a kernel
+# that panics at boot, and a domain left running by a SIGKILLed hilabd.
+set -u
+[ "$(id -u)" = 0 ] || { echo "SKIP: needs root (libvirtd, qemu:///system)" >&2;
+    exit 77; }
+labenv=$("$HILAB_SRCDIR/scripts/lab.sh" up) || { echo "Bail out! lab.sh up"; exit 1; }
+eval "$labenv"
+
+B=$HILAB_BUILDDIR
+hilab=$B/controller/cli/hilab
+hilabd=$B/controller/hilabd
+T=$(mktemp -d /tmp/hilab-labd.XXXXXX)
+export HILAB_DB=$T/hilab.db HILAB_SOCKET=$T/control.sock
+export HILAB_MACHINES=$T/machines
+mkdir -p "$HILAB_MACHINES"
+cp "$HILAB_LAB_DIR/machines/vm4.yaml" "$HILAB_MACHINES/"
+URI=qemu:///system
+
+n=0
+failed=0
+check() {	# check DESCRIPTION COMMAND...
+	local d=$1; shift
+	n=$((n + 1))
+	if "$@"; then echo "ok $n - $d"; else echo "not ok $n - $d"; failed=$((failed + 1)); fi
+}
+sql() { sqlite3 "$HILAB_DB" "$@"; }
+domain_state() { virsh -q -c "$URI" domstate hilab-vm4 2>/dev/null || echo absent; }
+
+daemon_pid=
+daemon_start() {
+	"$hilabd" 2>>"$T/hilabd.log" &
+	daemon_pid=$!
+	for _ in $(seq 1 100); do
+		[ -S "$HILAB_SOCKET" ] && return 0
+		sleep 0.05
+	done
+	return 1
+}
+daemon_stop() {	# daemon_stop SIGNAL
+	kill -"$1" "$daemon_pid" 2>/dev/null
+	wait "$daemon_pid" 2>/dev/null
+	daemon_pid=
+}
+cleanup() {
+	local rc=$?
+
+	[ -n "$daemon_pid" ] && daemon_stop KILL
+	virsh -q -c "$URI" destroy hilab-vm4 >/dev/null 2>&1
+	virsh -q -c "$URI" undefine hilab-vm4 >/dev/null 2>&1
+	[ $rc = 0 ] || { echo "# hilabd log:"; tail -30 "$T/hilabd.log" | sed 's/^/# /'; }
+	rm -rf "$T"
+	exit $rc
+}
+trap cleanup EXIT
+
+# job NAME ROUNDS KERNELS-YAML: hackbench on vm4.
+job() {
+	cat >"$T/$1.yaml" <<YAML
+name: $1
+machines: [vm4]
+kernels:
+$3
+rounds: $2
+order: alternate
+benchmarks:
+  - name: hackbench
+    params: {groups: 2, loops: 50}
+    iterations: 2
+    warmups: 1
+YAML
+	"$hilab" --json submit "$T/$1.yaml" | sed -n 's/.*"job": *\([0-9]*\).*/\1/p'
+}
+two_kernels="  - {name: base, image: $HILAB_LAB_KERNEL_BASE}
+  - {name: patched, image: $HILAB_LAB_KERNEL_PATCHED}"
+
+echo "1..12"
+daemon_start
+t0=$(date +%s)
+a=$(job rounds 2 "$two_kernels")
+"$hilab" wait --timeout 600 "$a" >/dev/null
+check "two kernels x two rounds done" test $? = 0
+echo "# job $a took $(($(date +%s) - t0)) s"
+check "runs alternate: base patched | patched base" test "$(sql "SELECT group_concat(k.name, ' ') FROM (SELECT * FROM runs WHERE job = $a ORDER BY round, position) r JOIN kernels k ON k.id = r.kernel")" = "base patched patched base"
+check "2 samples per kernel and round" test "$(sql "SELECT group_concat(c, ',') FROM (SELECT COUNT(*) c FROM samples s JOIN runs r ON r.id = s.run WHERE r.job = $a GROUP BY r.kernel, r.round)")" = "2,2,2,2"
+check "each kernel booted its own release" test "$(sql "SELECT group_concat(k.name || '=' || json_extract(r.facts, '\$.\"kernel.release\"'), ' ') FROM runs r JOIN kernels k ON k.id = r.kernel WHERE r.job = $a AND r.round = 0 ORDER BY r.position")" = "base=$HILAB_LAB_RELEASE_BASE patched=$HILAB_LAB_RELEASE_PATCHED"
+check "the VM booted with rt_group_sched=0" test "$(sql "SELECT COUNT(*) FROM runs WHERE job = $a AND json_extract(facts, '\$.\"kernel.cmdline\"') LIKE '%rt_group_sched=0%'")" = 4
+check "each run on the VM's 4 vCPUs" test "$(sql "SELECT DISTINCT json_extract(facts, '\$.\"cpu.online\"') FROM runs WHERE job = $a")" = 4
+for _ in $(seq 1 50); do [ "$(domain_state)" = absent ] && break; sleep 0.2; done
+check "the VM is shut down after the job" test "$(domain_state)" = absent
+"$hilab" compare --job "$a" >"$T/compare.txt"
+check "compare has base and patched columns" grep -q "base.*patched" "$T/compare.txt"
+
+# A kernel that panics at boot: seen within seconds, console kept.
+t0=$(date +%s)
+p=$(job panic 1 "  - {name: broken, image: $HILAB_LAB_KERNEL_BASE, cmdline: rdinit=/nonexistent}")
+"$hilab" wait --timeout 300 "$p" >/dev/null
+took=$(($(date +%s) - t0))
+echo "# panicking kernel: job ended in $took s"
+check "panic fails the run, naming it" test "$(sql "SELECT COUNT(*) FROM runs WHERE job = $p AND state = 'failed' AND error LIKE '%panicked at boot%'")" = 1
+check "console excerpt stored with the run" test "$(sql "SELECT COUNT(*) FROM runs WHERE job = $p AND console LIKE '%Kernel panic%'")" = 1
+check "panic seen within 60 s" test "$took" -lt 60
+
+# SIGKILL of hilabd while its VM runs: the domain is destroyed on restart
+# and the run is done again.
+k=$(job killed 1 "  - {name: base, image: $HILAB_LAB_KERNEL_BASE}")
+for _ in $(seq 1 600); do
+	[ "$(sql "SELECT state FROM runs WHERE job = $k")" = running ] && break
+	sleep 0.2
+done
+daemon_stop KILL
+state_after_kill=$(domain_state)
+daemon_start
+"$hilab" wait --timeout 300 "$k" >/dev/null
+check "left-over domain ($state_after_kill) destroyed, job done on restart" \
+    grep -q 'destroyed 1 left-over domain "hilab-vm4"' "$T/hilabd.log"
+daemon_stop TERM
+exit $((failed > 0))
