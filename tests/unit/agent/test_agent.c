@@ -739,7 +739,7 @@ test_run_wall(void **state)
 	run_once(&a, "wall", argv, 0, &res);
 	assert_int_equal(res.exit_status, 0);
 	assert_true(res.wall_ns >= 300000000u);
-	assert_true(res.wall_ns < 1000000000u);
+	assert_true(res.wall_ns < 5000000000u);	/* room for a loaded machine */
 	free(res.output);
 	agent_bye(&a);
 	rm_tree(a.dir);
@@ -778,11 +778,11 @@ test_timeout(void **state)
 	agent_hello(&a);
 	t0 = now_ns();
 	run_once(&a, "slow", argv, 200, &res);
-	assert_true(now_ns() - t0 < 5000000000u);
+	assert_true(now_ns() - t0 < 20000000000u);
 	assert_int_equal(res.timed_out, 1);
 	assert_int_equal(res.exit_status, -SIGKILL);
 	assert_true(res.wall_ns >= 200000000u);
-	assert_true(res.wall_ns < 2000000000u);
+	assert_true(res.wall_ns < 10000000000u);
 	child = atoi(res.output);
 	assert_true(child > 0);
 	for (i = 0; i < 100 && !process_gone(child); i++)
