@@ -27,6 +27,7 @@ static const struct cli_command cli_commands[] = {
 	{ "export", "export FILE", cmd_export },
 	{ "machines", "machines check [DIR] | machines list", cmd_machines },
 	{ "jobs", "jobs check FILE", cmd_jobs },
+	{ "kernels", "kernels list | show ID | build FILE", cmd_kernels },
 };
 
 int
