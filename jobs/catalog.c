@@ -161,7 +161,7 @@ catalog_word(const char *s, const char **names, int n)
 	return (-1);
 }
 
-/* Reads one metric: {name, unit, direction, statistic}. */
+/* Reads one metric: {name, unit, direction, statistic, label}. */
 static void
 catalog_metric(struct catalog_ctx *ctx, yaml_node_t *node,
     struct catalog_metric *m)
@@ -184,6 +184,8 @@ catalog_metric(struct catalog_ctx *ctx, yaml_node_t *node,
 			catalog_string(ctx, v, key, &m->name);
 		else if (strcmp(key, "unit") == 0)
 			catalog_string(ctx, v, key, &m->unit);
+		else if (strcmp(key, "label") == 0)
+			catalog_string(ctx, v, key, &m->label);
 		else if (strcmp(key, "direction") == 0 ||
 		    strcmp(key, "statistic") == 0) {
 			have |= key[0] == 'd' ? 1 : 2;
@@ -549,6 +551,7 @@ catalog_benchmark_clear(struct catalog_benchmark *b)
 	for (i = 0; i < b->nmetrics; i++) {
 		free(b->metrics[i].name);
 		free(b->metrics[i].unit);
+		free(b->metrics[i].label);
 	}
 	free(b->metrics);
 	memset(b, 0, sizeof *b);

@@ -24,6 +24,7 @@ struct catalog_metric {
 	char			*unit;
 	enum catalog_direction	 direction;
 	enum catalog_statistic	 statistic;
+	char			*label;		/* row label, or NULL */
 };
 
 /* A Debian package, or a tarball in the local source mirror + build. */

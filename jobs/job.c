@@ -363,6 +363,7 @@ job_benchmark_clear(struct job_benchmark *b)
 		free(b->metrics[i].unit);
 		free(b->metrics[i].direction);
 		free(b->metrics[i].statistic);
+		free(b->metrics[i].label);
 	}
 	free(b->metrics);
 }

@@ -63,6 +63,7 @@ struct job_metric {
 	char	*unit;
 	char	*direction;	/* "lower" or "higher" is better */
 	char	*statistic;	/* amean, hmean, gmean, median */
+	char	*label;		/* row label in tables, or NULL */
 };
 
 /*

@@ -18,7 +18,7 @@ static const char *job_bench_keys[] = { "name", "params", "iterations",
 	"warmups", "timeout", "command", "parser", "parser_args", "metrics",
 	NULL };
 static const char *job_metric_keys[] = { "name", "unit", "direction",
-	"statistic", NULL };
+	"statistic", "label", NULL };
 static const char *job_directions[] = { "lower", "higher", NULL };
 static const char *job_statistics[] = { "amean", "hmean", "gmean", "median",
 	NULL };
@@ -222,6 +222,7 @@ job_parse_metric(struct job_ctx *ctx, yaml_node_t *n, struct job_metric *m)
 	    NULL);
 	m->statistic = job_get_choice(ctx, n, "statistic", job_statistics,
 	    "amean");
+	m->label = job_get_string(ctx, n, "label", false, "metric");
 }
 
 /* Parses the metrics of a custom command: a non-empty list, unique names. */
@@ -385,6 +386,8 @@ job_resolve_copy(const struct catalog_benchmark *cb, struct job_benchmark *b)
 		    catalog_direction_name(cb->metrics[i].direction));
 		m->statistic = xstrdup(
 		    catalog_statistic_name(cb->metrics[i].statistic));
+		m->label = cb->metrics[i].label ?
+		    xstrdup(cb->metrics[i].label) : NULL;
 	}
 	if (b->iterations == -1)
 		b->iterations = (int)cb->iterations;

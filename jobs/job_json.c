@@ -57,14 +57,17 @@ job_json_kernel(const struct job_kernel *k)
 static json_t *
 job_json_metrics(const struct job_benchmark *b)
 {
-	json_t	*a = json_array();
+	json_t	*a = json_array(), *o;
 	size_t	 i;
 
-	for (i = 0; i < b->nmetrics; i++)
-		json_array_append_new(a, json_pack("{s:s, s:s, s:s, s:s}",
+	for (i = 0; i < b->nmetrics; i++) {
+		o = json_pack("{s:s, s:s, s:s, s:s}",
 		    "name", b->metrics[i].name, "unit", b->metrics[i].unit,
 		    "direction", b->metrics[i].direction,
-		    "statistic", b->metrics[i].statistic));
+		    "statistic", b->metrics[i].statistic);
+		job_json_set_str(o, "label", b->metrics[i].label);
+		json_array_append_new(a, o);
+	}
 	return a;
 }
 
@@ -242,7 +245,7 @@ job_json_params_get(json_t *o, struct job_benchmark *b, char **cause)
 static int
 job_json_metrics_get(json_t *a, struct job_benchmark *b, char **cause)
 {
-	const char		*name, *unit, *dir, *stat;
+	const char		*name, *unit, *dir, *stat, *label = NULL;
 	struct job_metric	*m;
 	json_error_t		 err;
 	json_t			*item;
@@ -253,14 +256,17 @@ job_json_metrics_get(json_t *a, struct job_benchmark *b, char **cause)
 	b->metrics = xcalloc(json_array_size(a), sizeof *b->metrics);
 	json_array_foreach(a, i, item) {
 		if (json_unpack_ex(item, &err, JSON_STRICT,
-		    "{s:s, s:s, s:s, s:s}", "name", &name, "unit", &unit,
-		    "direction", &dir, "statistic", &stat) != 0)
+		    "{s:s, s:s, s:s, s:s, s?:s}", "name", &name, "unit", &unit,
+		    "direction", &dir, "statistic", &stat, "label", &label)
+		    != 0)
 			return job_json_fail(cause, "metric", err.text);
 		m = &b->metrics[b->nmetrics++];
 		m->name = xstrdup(name);
 		m->unit = xstrdup(unit);
 		m->direction = xstrdup(dir);
 		m->statistic = xstrdup(stat);
+		m->label = label != NULL ? xstrdup(label) : NULL;
+		label = NULL;
 	}
 	return 0;
 }
@@ -530,8 +536,13 @@ job_print_resolved(FILE *f, const char *indent, const struct job_benchmark *b)
 		job_print_scalar(f, b->metrics[i].name);
 		fputs(", unit: ", f);
 		job_print_scalar(f, b->metrics[i].unit);
-		fprintf(f, ", direction: %s, statistic: %s}\n",
+		fprintf(f, ", direction: %s, statistic: %s",
 		    b->metrics[i].direction, b->metrics[i].statistic);
+		if (b->metrics[i].label != NULL) {
+			fputs(", label: ", f);
+			job_print_scalar(f, b->metrics[i].label);
+		}
+		fputs("}\n", f);
 	}
 	free(sub);
 }

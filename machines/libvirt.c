@@ -64,6 +64,7 @@ struct lv_backend {
 	char			*def_initrd;
 	int			 boot_timeout_ms;
 	double			 boot_seconds;
+	bool			 timed_out;	/* the last boot's ssh never came */
 	int			 cb_id;		/* -1 when none */
 	struct lv_watch		*watch;
 };
@@ -463,6 +464,7 @@ lv_wait(struct backend *b, virDomainPtr d, const struct backend_kernel *k,
 			return 0;
 		}
 		if (lv_now_ms() - t0 > lv->boot_timeout_ms) {
+			lv->timed_out = true;
 			why = xasprintf("ssh %s:%d did not answer within %d s",
 			    m->ssh.host, m->ssh.port,
 			    lv->boot_timeout_ms / 1000);
@@ -609,8 +611,20 @@ lv_boot(struct backend *b, const struct backend_kernel *k, char **cause)
 	}
 	if (use.initrd == NULL)
 		use.initrd = lv->def_initrd;
-	if (lv_boot_kernel(b, &use, cause) == -1)
+	lv->timed_out = false;
+	if (lv_boot_kernel(b, &use, cause) == -1 && !lv->timed_out)
 		return -1;
+	if (lv->timed_out) {
+		/*
+		 * A guest that hangs at boot without a panic (seen under TCG
+		 * with many vCPUs on a loaded host) gets one more boot.
+		 */
+		log_warn(LV_TAG, "%s; booting once more", *cause);
+		free(*cause);
+		*cause = NULL;
+		if (lv_boot_kernel(b, &use, cause) == -1)
+			return -1;
+	}
 	log_info(LV_TAG, "machine \"%s\": kernel \"%s\" answers on ssh after "
 	    "%.1f s", b->machine->name, lv_kname(&use), lv->boot_seconds);
 	lv_kernel_keep(&lv->last, &use);

@@ -1,4 +1,5 @@
 /* Stored samples of chosen jobs gathered into comparison tables. */
+#include <limits.h>
 #include <sqlite3.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,6 +31,7 @@ struct sel_cell {
 /* A run behind a column, with its facts and the cmdline the job asked. */
 struct sel_run {
 	long long	 id;
+	size_t		 row;
 	size_t		 col;
 	char		*facts;
 	char		*asked;
@@ -42,7 +44,10 @@ struct sel_table {
 	char		*unit;
 	char		*direction;
 	char		*statistic;
-	char		**rows;
+	char		*label;		/* the metric's label, or NULL */
+	long		 position;	/* the metric's place in the job */
+	char		**rows;		/* params, or metrics in metric rows */
+	char		**labels;	/* metric rows: label per row or NULL */
 	size_t		  nrows;
 	char		**cols;
 	size_t		  ncols;
@@ -85,7 +90,18 @@ static const char select_sql[] =
     "json_extract(e.value, '$.name') = k.name), "
     "r.round, r.position, s.iteration";
 
+/* A metric's label and place in the first job that lists it. */
+static const char select_label_sql[] =
+    "SELECT json_extract(m.value, '$.label'), CAST(m.key AS INTEGER) "
+    "FROM jobs j, json_each(j.spec, '$.benchmarks') b, "
+    "json_each(b.value, '$.metrics') m "
+    "WHERE j.id IN (SELECT value FROM json_each(?1)) "
+    "AND json_extract(b.value, '$.name') = ?2 "
+    "AND json_extract(m.value, '$.name') = ?3 "
+    "ORDER BY json_extract(m.value, '$.label') IS NULL, j.id LIMIT 1";
+
 static const char *select_by_names[] = { "auto", "kernel", "machine", "job" };
+static const char *select_rows_names[] = { "params", "metric", "auto" };
 
 const char *
 select_by_name(enum select_by by)
@@ -101,6 +117,26 @@ select_by_parse(const char *s, enum select_by *by)
 	for (i = 0; i < 4; i++) {
 		if (strcmp(s, select_by_names[i]) == 0) {
 			*by = (enum select_by)i;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+const char *
+select_rows_name(enum select_rows rows)
+{
+	return select_rows_names[rows];
+}
+
+int
+select_rows_parse(const char *s, enum select_rows *rows)
+{
+	size_t	 i;
+
+	for (i = 0; i < 3; i++) {
+		if (strcmp(s, select_rows_names[i]) == 0) {
+			*rows = (enum select_rows)i;
 			return 0;
 		}
 	}
@@ -152,6 +188,7 @@ sel_table(struct sel_gather *g, sqlite3_stmt *st)
 	t->unit = xstrdup(sel_text(st, SEL_UNIT));
 	t->direction = xstrdup(sel_text(st, SEL_DIRECTION));
 	t->statistic = xstrdup(sel_text(st, SEL_STATISTIC));
+	t->position = LONG_MAX;
 	return t;
 }
 
@@ -200,22 +237,36 @@ sel_boot_add(struct sel_cell *c, const char *machine, long long boot,
 	b->n++;
 }
 
-/* Records the run behind a column once per table. */
-static void
-sel_run_add(struct sel_table *t, size_t col, sqlite3_stmt *st)
+/* Returns a new run behind (row, col), or NULL if the table has it. */
+static struct sel_run *
+sel_run_new(struct sel_table *t, long long id, size_t row, size_t col)
 {
-	long long	 id = sqlite3_column_int64(st, SEL_RUN);
 	struct sel_run	*r;
 	size_t		 i;
 
 	for (i = 0; i < t->nruns; i++) {
-		if (t->runs[i].id == id && t->runs[i].col == col)
-			return;
+		if (t->runs[i].id == id && t->runs[i].col == col &&
+		    t->runs[i].row == row)
+			return NULL;
 	}
 	t->runs = xreallocarray(t->runs, t->nruns + 1, sizeof *t->runs);
 	r = &t->runs[t->nruns++];
+	memset(r, 0, sizeof *r);
 	r->id = id;
+	r->row = row;
 	r->col = col;
+	return r;
+}
+
+/* Records the run behind a cell once per table. */
+static void
+sel_run_add(struct sel_table *t, size_t row, size_t col, sqlite3_stmt *st)
+{
+	struct sel_run	*r;
+
+	r = sel_run_new(t, sqlite3_column_int64(st, SEL_RUN), row, col);
+	if (r == NULL)
+		return;
 	r->facts = sqlite3_column_type(st, SEL_FACTS) == SQLITE_NULL ? NULL :
 	    xstrdup(sel_text(st, SEL_FACTS));
 	r->asked = sqlite3_column_type(st, SEL_CMDLINE) == SQLITE_NULL ?
@@ -254,7 +305,7 @@ sel_add(struct sel_gather *g, sqlite3_stmt *st, enum select_by by)
 	    sqlite3_column_int64(st, SEL_BOOT), v);
 	if (c->last_run != sqlite3_column_int64(st, SEL_RUN)) {
 		c->last_run = sqlite3_column_int64(st, SEL_RUN);
-		sel_run_add(t, col, st);
+		sel_run_add(t, row, col, st);
 	}
 }
 
@@ -263,8 +314,11 @@ sel_table_free(struct sel_table *t)
 {
 	size_t	 i, j;
 
-	for (i = 0; i < t->nrows; i++)
+	for (i = 0; i < t->nrows; i++) {
 		free(t->rows[i]);
+		if (t->labels != NULL)
+			free(t->labels[i]);
+	}
 	for (i = 0; i < t->ncols; i++)
 		free(t->cols[i]);
 	for (i = 0; i < t->ncells; i++) {
@@ -278,6 +332,7 @@ sel_table_free(struct sel_table *t)
 		free(t->runs[i].asked);
 	}
 	free(t->rows);
+	free(t->labels);
 	free(t->cols);
 	free(t->cells);
 	free(t->runs);
@@ -286,6 +341,7 @@ sel_table_free(struct sel_table *t)
 	free(t->unit);
 	free(t->direction);
 	free(t->statistic);
+	free(t->label);
 }
 
 /* The selected jobs as a JSON array for json_each() (caller frees). */
@@ -481,23 +537,35 @@ sel_fill(const struct sel_table *g, struct compare_table *t)
 	}
 }
 
-/* Builds and computes the table of one gathered benchmark metric. */
-static void
-sel_build(const struct sel_table *g, const struct select_query *q,
-    enum select_by by, struct select_table *out)
+/* A new table of a gathered one: title, statistic, case label, columns. */
+static struct compare_table *
+sel_table_new(const struct sel_table *g, const struct select_query *q,
+    const char *case_label)
 {
 	struct compare_table	*t;
 	enum compare_stat	 stat = COMPARE_AMEAN;
-	char			*label;
 	size_t			 i;
 
 	compare_stat_parse(q->statistic ? q->statistic : g->statistic, &stat);
 	t = compare_table_new(g->benchmark, g->metric, g->unit,
 	    strcmp(g->direction, "higher") == 0 ? COMPARE_HIGHER_BETTER :
 	    COMPARE_LOWER_BETTER, stat);
-	compare_table_set_case_label(t, "Case");
+	compare_table_set_case_label(t, case_label);
 	for (i = 0; i < g->ncols; i++)
 		compare_table_add_column(t, g->cols[i]);
+	return t;
+}
+
+/* Builds and computes the table of one gathered benchmark metric. */
+static void
+sel_build(const struct sel_table *g, const struct select_query *q,
+    enum select_by by, struct select_table *out)
+{
+	struct compare_table	*t;
+	char			*label;
+	size_t			 i;
+
+	t = sel_table_new(g, q, "Case");
 	out->swept = sel_swept_key(g->rows, g->nrows);
 	out->params = xcalloc(g->nrows, sizeof *out->params);
 	out->values = xcalloc(g->nrows, sizeof *out->values);
@@ -517,6 +585,283 @@ sel_build(const struct sel_table *g, const struct select_query *q,
 	out->table = t;
 }
 
+/* Looks up each gathered metric's label and place in the jobs. */
+static int
+sel_labels(sqlite3 *sq, const char *jobs, struct sel_gather *g,
+    char **cause)
+{
+	sqlite3_stmt	*st;
+	size_t		 i;
+	int		 rc = SQLITE_DONE;
+
+	if (sqlite3_prepare_v2(sq, select_label_sql, -1, &st, NULL) !=
+	    SQLITE_OK) {
+		*cause = xasprintf("select labels: %s", sqlite3_errmsg(sq));
+		return -1;
+	}
+	sqlite3_bind_text(st, 1, jobs, -1, SQLITE_STATIC);
+	for (i = 0; i < g->n && rc == SQLITE_DONE; i++) {
+		sqlite3_bind_text(st, 2, g->v[i].benchmark, -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 3, g->v[i].metric, -1, SQLITE_STATIC);
+		if ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+			if (sqlite3_column_type(st, 0) == SQLITE_TEXT)
+				g->v[i].label = xstrdup(sel_text(st, 0));
+			g->v[i].position = (long)sqlite3_column_int64(st, 1);
+			rc = sqlite3_step(st);
+		}
+		sqlite3_reset(st);
+	}
+	if (rc != SQLITE_DONE)
+		*cause = xasprintf("select labels: %s", sqlite3_errmsg(sq));
+	sqlite3_finalize(st);
+	return rc == SQLITE_DONE ? 0 : -1;
+}
+
+/* The index of s in v, or -1. */
+static long
+sel_find(char **v, size_t n, const char *s)
+{
+	size_t	 i;
+
+	for (i = 0; i < n; i++) {
+		if (strcmp(v[i], s) == 0)
+			return (long)i;
+	}
+	return -1;
+}
+
+/*
+ * The tables of benchmark g->v[first] (first and later ones), in the order
+ * the job lists their metrics; returns how many (caller frees *idx).
+ */
+static size_t
+sel_benchmark_tables(const struct sel_gather *g, size_t first, size_t **idx)
+{
+	size_t	 i, j, n = 0, k;
+
+	*idx = xcalloc(g->n, sizeof **idx);
+	for (i = first; i < g->n; i++) {
+		if (strcmp(g->v[i].benchmark, g->v[first].benchmark) != 0)
+			continue;
+		for (j = n; j > 0 && g->v[(*idx)[j - 1]].position >
+		    g->v[i].position; j--)
+			;
+		for (k = n; k > j; k--)
+			(*idx)[k] = (*idx)[k - 1];
+		(*idx)[j] = i;
+		n++;
+	}
+	return n;
+}
+
+/* Whether benchmark g->v[first] gets metric rows under rows. */
+static int
+sel_metric_rows(const struct sel_gather *g, size_t first,
+    enum select_rows rows)
+{
+	const struct sel_table	*t;
+	char			**params = NULL;
+	size_t			*idx, n, i, j, nparams = 0;
+	int			 labelled = 0;
+
+	if (rows != SELECT_ROWS_AUTO)
+		return rows == SELECT_ROWS_METRIC;
+	n = sel_benchmark_tables(g, first, &idx);
+	for (i = 0; i < n; i++) {
+		t = &g->v[idx[i]];
+		labelled |= t->label != NULL;
+		for (j = 0; j < t->nrows; j++)
+			sel_index(&params, &nparams, t->rows[j]);
+	}
+	for (j = 0; j < nparams; j++)
+		free(params[j]);
+	free(params);
+	free(idx);
+	return labelled && n > 1 && nparams == 1;
+}
+
+/* Whether two metrics can share a table: unit, direction, statistic. */
+static int
+sel_same_kind(const struct sel_table *a, const struct sel_table *b,
+    const struct select_query *q)
+{
+	return strcmp(a->unit, b->unit) == 0 &&
+	    strcmp(a->direction, b->direction) == 0 &&
+	    (q->statistic != NULL || strcmp(a->statistic, b->statistic) == 0);
+}
+
+/* Copies a cell's samples and per-boot sums into cell (row, col) of m. */
+static void
+sel_merge_cell(struct sel_table *m, size_t row, size_t col,
+    const struct sel_cell *c)
+{
+	struct sel_cell	*mc = sel_cell(m, row, col);
+	size_t		 i;
+
+	mc->x = xreallocarray(mc->x, mc->n + c->n, sizeof *mc->x);
+	memcpy(mc->x + mc->n, c->x, c->n * sizeof *c->x);
+	mc->n += c->n;
+	mc->boots = xreallocarray(mc->boots, mc->nboots + c->nboots,
+	    sizeof *mc->boots);
+	for (i = 0; i < c->nboots; i++) {
+		mc->boots[mc->nboots] = c->boots[i];
+		mc->boots[mc->nboots++].machine = xstrdup(c->boots[i].machine);
+	}
+}
+
+/* Adds row prow of metric table t to m as one row named by the metric. */
+static void
+sel_merge_add(struct sel_table *m, const struct sel_table *t, size_t prow)
+{
+	const struct sel_run	*r;
+	struct sel_run		*mr;
+	size_t			 row = m->nrows, i, col;
+
+	m->rows = xreallocarray(m->rows, m->nrows + 1, sizeof *m->rows);
+	m->labels = xreallocarray(m->labels, m->nrows + 1, sizeof *m->labels);
+	m->rows[row] = xstrdup(t->metric);
+	m->labels[row] = t->label != NULL ? xstrdup(t->label) : NULL;
+	m->nrows++;
+	for (i = 0; i < t->ncells; i++) {
+		if (t->cells[i].row != prow)
+			continue;
+		col = sel_index(&m->cols, &m->ncols, t->cols[t->cells[i].col]);
+		sel_merge_cell(m, row, col, &t->cells[i]);
+	}
+	for (i = 0; i < t->nruns; i++) {
+		r = &t->runs[i];
+		if (r->row != prow)
+			continue;
+		col = sel_index(&m->cols, &m->ncols, t->cols[r->col]);
+		if ((mr = sel_run_new(m, r->id, 0, col)) == NULL)
+			continue;
+		mr->facts = r->facts != NULL ? xstrdup(r->facts) : NULL;
+		mr->asked = r->asked != NULL ? xstrdup(r->asked) : NULL;
+	}
+}
+
+/* Builds and computes a metric-rows table of parameter set params. */
+static void
+sel_build_metrics(const struct sel_table *m, const struct select_query *q,
+    enum select_by by, const char *params, struct select_table *out)
+{
+	struct compare_table	*t;
+	size_t			 i;
+	int			 labelled = 0;
+
+	for (i = 0; i < m->nrows; i++)
+		labelled |= m->labels[i] != NULL;
+	t = sel_table_new(m, q, labelled ? "operation" : "metric");
+	out->params = xcalloc(m->nrows, sizeof *out->params);
+	out->values = xcalloc(m->nrows, sizeof *out->values);
+	out->metrics = xcalloc(m->nrows, sizeof *out->metrics);
+	for (i = 0; i < m->nrows; i++) {
+		out->params[i] = xstrdup(params);
+		out->metrics[i] = xstrdup(m->rows[i]);
+		compare_table_add_row(t, m->labels[i] != NULL ?
+		    m->labels[i] : m->rows[i]);
+	}
+	sel_fill(m, t);
+	sel_envdiff(m, by, t);
+	compare_table_compute(t);
+	out->table = t;
+}
+
+/* Appends a zeroed table to r and returns it. */
+static struct select_table *
+sel_result_add(struct select_result *r)
+{
+	r->v = xreallocarray(r->v, r->n + 1, sizeof *r->v);
+	memset(&r->v[r->n], 0, sizeof r->v[r->n]);
+	return &r->v[r->n++];
+}
+
+/*
+ * Builds the metric-rows tables of parameter set params from the
+ * benchmark's metric tables idx[0..n): each table holds the next unused
+ * metric with those params and every later one of the same kind.
+ */
+static void
+sel_build_params(const struct sel_gather *g, const size_t *idx, size_t n,
+    const char *params, const struct select_query *q, enum select_by by,
+    struct select_result *r)
+{
+	const struct sel_table	*a, *b;
+	struct sel_table	 m;
+	char			*used = xcalloc(n + 1, 1);
+	size_t			 i, j;
+
+	for (i = 0; i < n; i++) {
+		a = &g->v[idx[i]];
+		if (used[i] || sel_find(a->rows, a->nrows, params) == -1)
+			continue;
+		memset(&m, 0, sizeof m);
+		m.benchmark = xstrdup(a->benchmark);
+		m.metric = xstrdup(*params != '\0' ? params : "default");
+		m.unit = xstrdup(a->unit);
+		m.direction = xstrdup(a->direction);
+		m.statistic = xstrdup(a->statistic);
+		for (j = i; j < n; j++) {
+			b = &g->v[idx[j]];
+			if (used[j] || !sel_same_kind(a, b, q) ||
+			    sel_find(b->rows, b->nrows, params) == -1)
+				continue;
+			sel_merge_add(&m, b, (size_t)sel_find(b->rows,
+			    b->nrows, params));
+			used[j] = 1;
+		}
+		sel_build_metrics(&m, q, by, params, sel_result_add(r));
+		sel_table_free(&m);
+	}
+	free(used);
+}
+
+/*
+ * Builds the metric-rows tables of benchmark g->v[first], one per
+ * parameter set (and kind of metric), marking its metric tables done.
+ */
+static void
+sel_build_benchmark(const struct sel_gather *g, size_t first, char *done,
+    const struct select_query *q, enum select_by by,
+    struct select_result *r)
+{
+	char	**params = NULL;
+	size_t	 *idx, n, i, j, nparams = 0;
+
+	n = sel_benchmark_tables(g, first, &idx);
+	for (i = 0; i < n; i++) {
+		done[idx[i]] = 1;
+		for (j = 0; j < g->v[idx[i]].nrows; j++)
+			sel_index(&params, &nparams, g->v[idx[i]].rows[j]);
+	}
+	for (j = 0; j < nparams; j++) {
+		sel_build_params(g, idx, n, params[j], q, by, r);
+		free(params[j]);
+	}
+	free(params);
+	free(idx);
+}
+
+/* Builds every table of the gathered metrics in their order. */
+static void
+sel_build_all(const struct sel_gather *g, const struct select_query *q,
+    enum select_by by, struct select_result *r)
+{
+	char	*done = xcalloc(g->n + 1, 1);
+	size_t	 i;
+
+	for (i = 0; i < g->n; i++) {
+		if (done[i])
+			continue;
+		if (sel_metric_rows(g, i, q->rows))
+			sel_build_benchmark(g, i, done, q, by, r);
+		else
+			sel_build(&g->v[i], q, by, sel_result_add(r));
+		done[i] = 1;
+	}
+	free(done);
+}
+
 int
 select_tables(sqlite3 *sq, const struct select_query *q,
     struct select_result *r, char **cause)
@@ -528,12 +873,10 @@ select_tables(sqlite3 *sq, const struct select_query *q,
 
 	memset(r, 0, sizeof *r);
 	r->by = q->by != SELECT_BY_AUTO ? q->by : sel_auto_by(sq, jobs);
-	if (sel_gather(sq, q, jobs, r->by, &g, cause) == -1)
+	if (sel_gather(sq, q, jobs, r->by, &g, cause) == -1 ||
+	    sel_labels(sq, jobs, &g, cause) == -1)
 		goto out;
-	r->v = xcalloc(g.n, sizeof *r->v);
-	for (i = 0; i < g.n; i++)
-		sel_build(&g.v[i], q, r->by, &r->v[i]);
-	r->n = g.n;
+	sel_build_all(&g, q, r->by, r);
 	rc = 0;
 out:
 	for (i = 0; i < g.n; i++)
@@ -552,9 +895,12 @@ select_result_clear(struct select_result *r)
 		for (j = 0; j < r->v[i].table->nrows; j++) {
 			free(r->v[i].params[j]);
 			free(r->v[i].values[j]);
+			if (r->v[i].metrics != NULL)
+				free(r->v[i].metrics[j]);
 		}
 		free(r->v[i].params);
 		free(r->v[i].values);
+		free(r->v[i].metrics);
 		free(r->v[i].swept);
 		compare_table_free(r->v[i].table);
 	}

@@ -6,6 +6,12 @@
  * machine and runs.boot) for the second test, and environment notes from
  * the facts of the runs behind each column (report/envdiff.h).
  *
+ * In metric rows the rows are instead the metrics of one benchmark (in the
+ * order the job lists them, labelled by each metric's label or name):
+ * one table per benchmark and parameter set, its metric field the
+ * parameter set, grouping metrics that share unit, direction and
+ * statistic.
+ *
  *	struct select_query q = { .jobs = ids, .njobs = 1 };
  *	struct select_result r = { 0 };
  *	if (select_tables(db_sqlite(db), &q, &r, &cause) == 0)
@@ -28,6 +34,14 @@ enum select_by {
 	SELECT_BY_JOB
 };
 
+enum select_rows {
+	SELECT_ROWS_PARAMS,	/* a table per metric, a row per params */
+	SELECT_ROWS_METRIC,	/* a table per benchmark, a row per metric */
+	SELECT_ROWS_AUTO	/* metric rows for a benchmark that has several
+				   metrics, a label on one of them and one
+				   parameter set; else parameter rows */
+};
+
 struct select_query {
 	const long long	*jobs;
 	size_t		 njobs;
@@ -35,6 +49,7 @@ struct select_query {
 	const char	*benchmark;	/* NULL: every benchmark */
 	const char	*metric;	/* NULL: every metric */
 	const char	*statistic;	/* NULL: each metric's own */
+	enum select_rows rows;
 };
 
 /* One computed table and where its rows come from. */
@@ -45,6 +60,8 @@ struct select_table {
 	char			**params;	/* canonical params per row */
 	char			**values;	/* swept value per row, or NULL
 						   entries */
+	char			**metrics;	/* metric per row in metric
+						   rows, else NULL */
 };
 
 /* Owns every table; select_result_clear() frees them. */
@@ -66,6 +83,9 @@ long long select_latest_job(struct sqlite3 *);
 /* "auto", "kernel", "machine", "job". */
 const char *select_by_name(enum select_by);
 int	 select_by_parse(const char *, enum select_by *);
+/* "params", "metric", "auto". */
+const char *select_rows_name(enum select_rows);
+int	 select_rows_parse(const char *, enum select_rows *);
 /* Value of key in a canonical "k=v,k2=v2" parameter text (caller frees). */
 char	*select_param(const char *params, const char *key);
 

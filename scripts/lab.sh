@@ -403,6 +403,7 @@ lab_machine()
 		echo "  console_dir: $LAB_DIR/console"
 		echo "  kernel: $LAB_DIR/kernels/vmlinuz-${KVERS%% *}"
 		echo "  initrd: $LAB_DIR/image.cpio.gz"
+		echo "  boot_timeout: 120s"
 	} >"$LAB_DIR/machines/$name.yaml"
 	echo "[$addr]:$SSH_PORT $(cut -d' ' -f1-2 "$LAB_DIR/keys/host_ed25519.pub")" \
 	    >>"$LAB_DIR/keys/known_hosts.new"

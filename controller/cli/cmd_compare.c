@@ -1,7 +1,8 @@
 /*
  * hilab compare: stored samples -> comparison tables.  report/select.c
  * gathers them (one table per benchmark metric, one row per parameter set,
- * one column per kernel, machine or job); report/render.c prints them.
+ * one column per kernel, machine or job; --rows metric: one row per metric
+ * of a benchmark); report/render.c prints them.
  */
 #include <getopt.h>
 #include <stdio.h>
@@ -40,6 +41,11 @@ compare_option(int c, const char *arg, struct compare_args *a)
 			return cli_usage_error("--by: \"%s\" is not auto, "
 			    "kernel, machine or job", arg);
 		return 0;
+	case 'r':
+		if (select_rows_parse(arg, &a->q.rows) == -1)
+			return cli_usage_error("--rows: \"%s\" is not params, "
+			    "metric or auto", arg);
+		return 0;
 	case 'B': a->q.benchmark = arg; return 0;
 	case 'm': a->q.metric = arg; return 0;
 	case 's':
@@ -69,11 +75,13 @@ compare_args_parse(int argc, char **argv, struct compare_args *a)
 		{ "metric", required_argument, NULL, 'm' },
 		{ "style", required_argument, NULL, 's' },
 		{ "statistic", required_argument, NULL, 'S' },
+		{ "rows", required_argument, NULL, 'r' },
 		{ NULL, 0, NULL, 0 }
 	};
 	int c, rc;
 
 	a->q.jobs = a->jobs;
+	a->q.rows = SELECT_ROWS_AUTO;
 	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
 		if ((rc = compare_option(c, optarg, a)) != 0)
 			return rc;

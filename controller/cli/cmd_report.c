@@ -388,7 +388,8 @@ static int
 report_results(FILE *fp, sqlite3 *sq, long long job, const char *style,
     char **cause)
 {
-	struct select_query	 q = { .jobs = &job, .njobs = 1 };
+	struct select_query	 q = { .jobs = &job, .njobs = 1,
+				    .rows = SELECT_ROWS_AUTO };
 	struct select_result	 r;
 	size_t			 i;
 	int			 rc = 0;

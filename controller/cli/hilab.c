@@ -18,7 +18,8 @@ static const struct cli_command cli_commands[] = {
 	{ "cancel", "cancel JOB", cmd_cancel },
 	{ "logs", "logs JOB", cmd_logs },
 	{ "compare", "compare [--job ID]... [--by job|machine|kernel] "
-	    "[--benchmark NAME] [--metric NAME]", cmd_compare },
+	    "[--rows params|metric|auto] [--benchmark NAME] [--metric NAME] "
+	    "[--style STYLE] [--statistic S]", cmd_compare },
 	{ "report", "report JOB [--style amd|change|pct|meansd|markdown]",
 	    cmd_report },
 	{ "plot", "plot JOB [--format png|svg] [--output DIR] "
