@@ -62,7 +62,11 @@ envdiff_key_in(const char **list, const char *key)
 int
 envdiff_key_compared(enum envdiff_columns by, const char *key)
 {
-	if (strcmp(key, "boot_id") == 0)
+	/*
+	 * Per boot by nature: the boot id, and MemTotal, which moves by a
+	 * few KiB between boots of the same kernel (reservations).
+	 */
+	if (strcmp(key, "boot_id") == 0 || strcmp(key, "mem.total_kb") == 0)
 		return 0;
 	if (by == ENVDIFF_KERNELS)
 		return !envdiff_key_in(envdiff_kernel_keys, key);

@@ -46,7 +46,7 @@ rounds: 2
 order: alternate
 benchmarks:
   - name: hackbench
-    params: {groups: [1, 2], loops: 50}
+    params: {groups: [1, 2], loops: 20}
     iterations: 3
     warmups: 1
 YAML
