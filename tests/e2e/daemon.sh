@@ -88,7 +88,7 @@ wait_results() {
 	return 1
 }
 
-echo "1..19"
+echo "1..25"
 
 # A bad job file: every error with file:line:col, nothing queued.
 cat >"$LAB_TMP/bad.yaml" <<YAML
@@ -141,6 +141,36 @@ sleep 1
 check "machine lease released after cancel" test -z "$(sql "SELECT lease_owner FROM machines WHERE name = 'demo'")"
 check "no benchmark left running on the host" test -z "$(ip netns pids "$NETNS" | xargs -r ps -o comm= -p | grep hackbench)"
 check "results spooled before the cancel are kept" test "$(sql "SELECT COUNT(*) FROM run_results rr JOIN runs r ON r.id = rr.run WHERE r.job = $c")" -ge 2
+
+# Packaged tools from the catalog, and a benchmark that hangs: killed at
+# its timeout, the run failed with what it printed, the others measured.
+cat >"$LAB_TMP/tools.yaml" <<YAML
+name: tools
+machines: [demo]
+benchmarks:
+  - name: sysbench-cpu
+    params: {threads: 1, time: 1}
+    iterations: 2
+    warmups: 0
+  - name: stress-ng-cpu
+    params: {workers: 1, time: 1}
+    iterations: 2
+  - name: hang
+    command: [sh, -c, "echo started; sleep 60"]
+    parser: keyvalue
+    metrics: [{name: x, unit: s, direction: lower}]
+    iterations: 1
+    timeout: 1s
+YAML
+t0=$(date +%s)
+t=$(submit "$LAB_TMP/tools.yaml")
+"$hilab" wait --timeout 120 "$t" >/dev/null
+check "job $t with a hanging benchmark ends failed" test "$(sql "SELECT state FROM jobs WHERE id = $t")" = failed
+check "it ended long before the hang would have" test $(($(date +%s) - t0)) -lt 50
+check "sysbench through hilab: 2 events/s samples" test "$(sql "SELECT COUNT(*) FROM samples s JOIN runs r ON r.id = s.run WHERE r.job = $t AND s.metric = 'events_per_second' AND s.value > 0")" = 2
+check "stress-ng through hilab: 2 bogo ops/s samples" test "$(sql "SELECT COUNT(*) FROM samples s JOIN runs r ON r.id = s.run WHERE r.job = $t AND s.metric = 'cpu_bogo_ops_per_s' AND s.value > 0")" = 2
+check "the hang is recorded timed out with its output" test "$(sql "SELECT rr.timed_out || '|' || CAST(rr.output AS TEXT) FROM run_results rr JOIN runs r ON r.id = rr.run WHERE r.job = $t AND r.benchmark = 'hang'")" = "1|started"
+check "the hang's run failed naming the timeout" test "$(sql "SELECT COUNT(*) FROM runs WHERE job = $t AND benchmark = 'hang' AND state = 'failed' AND error LIKE '%timed out%'")" = 1
 
 daemon_kill TERM
 [ $failed = 0 ] || { echo "# hilabd log:"; sed 's/^/# /' "$LAB_TMP/hilabd.log" | tail -40; }
