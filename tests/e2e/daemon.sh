@@ -7,10 +7,10 @@ set -u
 lab_init
 eval "$(lab_host_up demo)"
 
-B=$HILAB_BUILDDIR
-hilab=$B/controller/cli/hilab
-hilabd=$B/controller/hilabd
+. "$HILAB_SRCDIR/tests/lib/hilabd.sh"
 export HILAB_DB=$LAB_TMP/hilab.db HILAB_SOCKET=$LAB_TMP/control.sock
+HILABD_LOG=$LAB_TMP/hilabd.log
+SUBMIT_ERR=$LAB_TMP/submit.err
 export HILAB_MACHINES=$LAB_TMP/machines
 mkdir -p "$HILAB_MACHINES"
 cat >"$HILAB_MACHINES/demo.yaml" <<YAML
@@ -23,37 +23,11 @@ ssh:
   agent_dir: $AGENT_DIR_REMOTE
 YAML
 
-n=0
-failed=0
-ok() { n=$((n + 1)); echo "ok $n - $*"; }
-not_ok() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $*"; }
-check() {	# check DESCRIPTION COMMAND...
-	local d=$1; shift
-	if "$@"; then ok "$d"; else not_ok "$d"; fi
-}
-sql() { sqlite3 "$HILAB_DB" "$@"; }
-
-daemon_pid=
-daemon_start() {
-	"$hilabd" 2>>"$LAB_TMP/hilabd.log" &
-	daemon_pid=$!
-	for _ in $(seq 1 100); do
-		[ -S "$HILAB_SOCKET" ] && return 0
-		sleep 0.05
-	done
-	echo "# hilabd did not start: $(tail -3 "$LAB_TMP/hilabd.log")"
-	return 1
-}
-daemon_kill() {	# daemon_kill SIGNAL
-	kill -"$1" "$daemon_pid" 2>/dev/null
-	wait "$daemon_pid" 2>/dev/null
-	daemon_pid=
-}
 # Keeps the test's exit status for lab_teardown, which reads $?.
 daemon_cleanup() {
 	local rc=$?
 
-	[ -n "$daemon_pid" ] && daemon_kill KILL
+	daemon_stop KILL
 	(exit $rc)
 	lab_teardown
 }
@@ -71,11 +45,6 @@ benchmarks:
     warmups: 1
 YAML
 	echo "$LAB_TMP/$1.yaml"
-}
-
-submit() {
-	"$hilab" --json submit "$1" 2>"$LAB_TMP/submit.err" |
-	    sed -n 's/.*"job": *\([0-9]*\).*/\1/p'
 }
 
 # wait_results JOB N: until the job has stored N results (30 s at most).
@@ -121,7 +90,7 @@ check "compare prints a row per group count" grep -q "^2-groups" "$LAB_TMP/compa
 # SIGKILL of hilabd mid-job: after a restart every result is stored once.
 b=$(submit "$(job_file b 2 1500 8)")
 wait_results "$b" 2
-daemon_kill KILL
+daemon_stop KILL
 stored=$(sql "SELECT COUNT(*) FROM run_results rr JOIN runs r ON r.id = rr.run WHERE r.job = $b")
 echo "# killed hilabd with $stored of 9 results stored"
 daemon_start
@@ -172,6 +141,6 @@ check "stress-ng through hilab: 2 bogo ops/s samples" test "$(sql "SELECT COUNT(
 check "the hang is recorded timed out with its output" test "$(sql "SELECT rr.timed_out || '|' || CAST(rr.output AS TEXT) FROM run_results rr JOIN runs r ON r.id = rr.run WHERE r.job = $t AND r.benchmark = 'hang'")" = "1|started"
 check "the hang's run failed naming the timeout" test "$(sql "SELECT COUNT(*) FROM runs WHERE job = $t AND benchmark = 'hang' AND state = 'failed' AND error LIKE '%timed out%'")" = 1
 
-daemon_kill TERM
-[ $failed = 0 ] || { echo "# hilabd log:"; sed 's/^/# /' "$LAB_TMP/hilabd.log" | tail -40; }
+daemon_stop TERM
+daemon_log_on_failure
 exit $((failed > 0))

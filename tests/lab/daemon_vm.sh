@@ -8,48 +8,24 @@ set -u
 labenv=$("$HILAB_SRCDIR/scripts/lab.sh" up) || { echo "Bail out! lab.sh up"; exit 1; }
 eval "$labenv"
 
-B=$HILAB_BUILDDIR
-hilab=$B/controller/cli/hilab
-hilabd=$B/controller/hilabd
+. "$HILAB_SRCDIR/tests/lib/hilabd.sh"
 T=$(mktemp -d /tmp/hilab-labd.XXXXXX)
 export HILAB_DB=$T/hilab.db HILAB_SOCKET=$T/control.sock
+HILABD_LOG=$T/hilabd.log
 export HILAB_MACHINES=$T/machines
 mkdir -p "$HILAB_MACHINES"
 cp "$HILAB_LAB_DIR/machines/vm4.yaml" "$HILAB_MACHINES/"
 URI=qemu:///system
 
-n=0
-failed=0
-check() {	# check DESCRIPTION COMMAND...
-	local d=$1; shift
-	n=$((n + 1))
-	if "$@"; then echo "ok $n - $d"; else echo "not ok $n - $d"; failed=$((failed + 1)); fi
-}
-sql() { sqlite3 "$HILAB_DB" "$@"; }
 domain_state() { virsh -q -c "$URI" domstate hilab-vm4 2>/dev/null || echo absent; }
 
-daemon_pid=
-daemon_start() {
-	"$hilabd" 2>>"$T/hilabd.log" &
-	daemon_pid=$!
-	for _ in $(seq 1 100); do
-		[ -S "$HILAB_SOCKET" ] && return 0
-		sleep 0.05
-	done
-	return 1
-}
-daemon_stop() {	# daemon_stop SIGNAL
-	kill -"$1" "$daemon_pid" 2>/dev/null
-	wait "$daemon_pid" 2>/dev/null
-	daemon_pid=
-}
 cleanup() {
 	local rc=$?
 
-	[ -n "$daemon_pid" ] && daemon_stop KILL
+	daemon_stop KILL
 	virsh -q -c "$URI" destroy hilab-vm4 >/dev/null 2>&1
 	virsh -q -c "$URI" undefine hilab-vm4 >/dev/null 2>&1
-	[ $rc = 0 ] || { echo "# hilabd log:"; tail -30 "$T/hilabd.log" | sed 's/^/# /'; }
+	[ $rc = 0 ] || daemon_log_on_failure
 	rm -rf "$T"
 	exit $rc
 }
@@ -70,7 +46,7 @@ benchmarks:
     iterations: 2
     warmups: 1
 YAML
-	"$hilab" --json submit "$T/$1.yaml" | sed -n 's/.*"job": *\([0-9]*\).*/\1/p'
+	submit "$T/$1.yaml"
 }
 two_kernels="  - {name: base, image: $HILAB_LAB_KERNEL_BASE}
   - {name: patched, image: $HILAB_LAB_KERNEL_PATCHED}"

@@ -13,11 +13,10 @@ set -u
 labenv=$("$HILAB_SRCDIR/scripts/lab.sh" up) || { echo "Bail out! lab.sh up"; exit 1; }
 eval "$labenv"
 
-B=$HILAB_BUILDDIR
-hilab=$B/controller/cli/hilab
-hilabd=$B/controller/hilabd
+. "$HILAB_SRCDIR/tests/lib/hilabd.sh"
 T=$(mktemp -d /tmp/hilab-seed0.XXXXXX)
 export HILAB_DB=$T/hilab.db HILAB_SOCKET=$T/control.sock
+HILABD_LOG=$T/hilabd.log
 export HILAB_MACHINES=$T/machines
 URI=qemu:///system
 VM=seed0vm
@@ -33,36 +32,15 @@ sed -e "s/^name: .*/name: $VM/" -e "s/^\(  host: \).*/\1$ADDR/" \
     -e "s|^\(  known_hosts: \).*|\1$T/known_hosts|" \
     "$HILAB_LAB_DIR/machines/vm32.yaml" >"$HILAB_MACHINES/$VM.yaml"
 
-n=0
-failed=0
-check() {	# check DESCRIPTION COMMAND...
-	local d=$1; shift
-	n=$((n + 1))
-	if "$@"; then echo "ok $n - $d"; else echo "not ok $n - $d"; failed=$((failed + 1)); fi
-}
-sql() { sqlite3 "$HILAB_DB" "$@"; }
 domain_state() { virsh -q -c "$URI" domstate "$DOMAIN" 2>/dev/null || echo absent; }
 
-daemon_pid=
-daemon_start() {
-	"$hilabd" 2>>"$T/hilabd.log" &
-	daemon_pid=$!
-	for _ in $(seq 1 100); do
-		[ -S "$HILAB_SOCKET" ] && return 0
-		sleep 0.05
-	done
-	return 1
-}
 cleanup() {
 	local rc=$?
 
-	if [ -n "$daemon_pid" ]; then
-		kill -TERM "$daemon_pid" 2>/dev/null
-		wait "$daemon_pid" 2>/dev/null
-	fi
+	daemon_stop TERM
 	virsh -q -c "$URI" destroy "$DOMAIN" >/dev/null 2>&1
 	virsh -q -c "$URI" undefine "$DOMAIN" >/dev/null 2>&1
-	[ $rc = 0 ] || { echo "# hilabd log:"; tail -30 "$T/hilabd.log" | sed 's/^/# /'; }
+	[ $rc = 0 ] || daemon_log_on_failure
 	rm -rf "$T"
 	exit $rc
 }
@@ -91,7 +69,7 @@ YAML
 echo "1..14"
 daemon_start
 t0=$(date +%s)
-job=$("$hilab" --json submit "$T/seed0.yaml" | sed -n 's/.*"job": *\([0-9]*\).*/\1/p')
+job=$(submit "$T/seed0.yaml")
 "$hilab" wait --timeout 600 "$job" >/dev/null
 check "job done" test $? = 0
 echo "# job $job took $(($(date +%s) - t0)) s"

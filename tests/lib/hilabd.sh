@@ -1,0 +1,66 @@
+# Shared by the tests that drive hilabd and the hilab CLI: TAP checks, the
+# database, the daemon's start and stop, job submission.  Set HILAB_DB,
+# HILAB_SOCKET and HILABD_LOG (the daemon's stderr) before daemon_start.
+#
+#	. "$HILAB_SRCDIR/tests/lib/hilabd.sh"
+#	check "the job is done" test "$(sql "SELECT state ...")" = done
+#	...
+#	exit $((failed > 0))
+
+hilab=$HILAB_BUILDDIR/controller/cli/hilab
+hilabd=$HILAB_BUILDDIR/controller/hilabd
+n=0
+failed=0
+daemon_pid=
+
+# check DESCRIPTION COMMAND...: one TAP line for the command's outcome.
+check() {
+	local d=$1
+
+	shift
+	n=$((n + 1))
+	if "$@"; then
+		echo "ok $n - $d"
+	else
+		echo "not ok $n - $d"
+		failed=$((failed + 1))
+	fi
+}
+
+# sql QUERY: the test's database through the sqlite3 shell.
+sql() {
+	sqlite3 "$HILAB_DB" "$@"
+}
+
+# Starts hilabd and waits for its control socket.
+daemon_start() {
+	"$hilabd" 2>>"$HILABD_LOG" &
+	daemon_pid=$!
+	for _ in $(seq 1 100); do
+		[ -S "$HILAB_SOCKET" ] && return 0
+		sleep 0.05
+	done
+	echo "# hilabd did not start: $(tail -3 "$HILABD_LOG")"
+	return 1
+}
+
+# daemon_stop SIGNAL: signals hilabd and reaps it.
+daemon_stop() {
+	[ -n "$daemon_pid" ] || return 0
+	kill -"$1" "$daemon_pid" 2>/dev/null
+	wait "$daemon_pid" 2>/dev/null
+	daemon_pid=
+}
+
+# submit FILE: queues a job and prints its id (stderr to $SUBMIT_ERR).
+submit() {
+	"$hilab" --json submit "$1" 2>>"${SUBMIT_ERR:-/dev/null}" |
+	    sed -n 's/.*"job": *\([0-9]*\).*/\1/p'
+}
+
+# Prints the tail of the daemon's log as TAP comments when a check failed.
+daemon_log_on_failure() {
+	[ "$failed" = 0 ] && return 0
+	echo "# hilabd log:"
+	tail -40 "$HILABD_LOG" | sed 's/^/# /'
+}
