@@ -59,14 +59,20 @@ envdiff_key_in(const char **list, const char *key)
 	return 0;
 }
 
+/*
+ * Facts that differ per boot by nature: the boot id, and MemTotal, which
+ * moves by a few KiB between boots of the same kernel (reservations).
+ */
+static int
+envdiff_per_boot(const char *key)
+{
+	return strcmp(key, "boot_id") == 0 || strcmp(key, "mem.total_kb") == 0;
+}
+
 int
 envdiff_key_compared(enum envdiff_columns by, const char *key)
 {
-	/*
-	 * Per boot by nature: the boot id, and MemTotal, which moves by a
-	 * few KiB between boots of the same kernel (reservations).
-	 */
-	if (strcmp(key, "boot_id") == 0 || strcmp(key, "mem.total_kb") == 0)
+	if (envdiff_per_boot(key))
 		return 0;
 	if (by == ENVDIFF_KERNELS)
 		return !envdiff_key_in(envdiff_kernel_keys, key);
@@ -505,6 +511,8 @@ envdiff_notes(const struct envdiff *e, char ***notes)
 
 	keys = envdiff_keys(e, &nkeys);
 	for (i = 0; i < nkeys; i++) {
+		if (envdiff_per_boot(keys[i]))
+			continue;
 		uniform = 1;
 		for (j = 0; j < e->n; j++) {
 			if (envdiff_uniform(&e->v[j], keys[i]))

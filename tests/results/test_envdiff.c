@@ -268,6 +268,24 @@ test_within_column(void **state)
 	envdiff_free(e);
 }
 
+/* MemTotal moves by a few KiB between boots: never an environment note. */
+static void
+test_memtotal_per_boot(void **state)
+{
+	struct envdiff	*e = envdiff_new(ENVDIFF_KERNELS);
+	char		*s;
+	size_t		 n;
+
+	(void)state;
+	add_runs(e, "base", 2, NULL, NULL, NULL);
+	add_runs(e, "base", 1, "mem.total_kb", "12", NULL);
+	add_runs(e, "patch 1", 3, "mem.total_kb", "24", NULL);
+	s = notes(e, &n);
+	assert_int_equal(n, 0);
+	free(s);
+	envdiff_free(e);
+}
+
 static void
 test_machines_columns(void **state)
 {
@@ -359,6 +377,7 @@ main(void)
 		cmocka_unit_test(test_release_follows_kernel),
 		cmocka_unit_test(test_cmdline_asked_and_boot_image),
 		cmocka_unit_test(test_within_column),
+		cmocka_unit_test(test_memtotal_per_boot),
 		cmocka_unit_test(test_machines_columns),
 		cmocka_unit_test(test_mitigations_item),
 		cmocka_unit_test(test_bad_facts),
