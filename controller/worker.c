@@ -61,6 +61,19 @@ worker_event(struct worker_ctx *ctx, const struct db_run *r,
 	}
 }
 
+/* Records the machine's health; a failure to record it is only logged. */
+static void
+worker_health(struct worker_ctx *ctx, enum db_health health)
+{
+	char *cause = NULL;
+
+	if (db_machine_set_health(ctx->db, worker_name(ctx), health,
+	    &cause) == -1) {
+		log_warn(worker_name(ctx), "%s", cause);
+		free(cause);
+	}
+}
+
 /* Connects to the machine's agent unless already connected. */
 int
 worker_connect(struct worker_ctx *ctx, char **cause)
@@ -365,8 +378,7 @@ worker_prepare(struct worker_ctx *ctx, struct worker_run *wr, bool boot,
 	if (boot && worker_boot(ctx, wr->run, cause) == -1)
 		return -1;
 	if (worker_connect(ctx, cause) == -1) {
-		db_machine_set_health(ctx->db, worker_name(ctx), DB_HEALTH_BAD,
-		    &(char *){ NULL });
+		worker_health(ctx, DB_HEALTH_BAD);
 		return -1;
 	}
 	return 0;
@@ -386,8 +398,7 @@ worker_run_one(struct worker_ctx *ctx, const struct db_run *r)
 		worker_fail(ctx, r, cause);
 		goto out;
 	}
-	db_machine_set_health(ctx->db, worker_name(ctx), DB_HEALTH_GOOD,
-	    &cause);
+	worker_health(ctx, DB_HEALTH_GOOD);
 	run_id = worker_agent_run_id(r);
 	if (db_run_start(ctx->db, r->id, run_id, facts, &cause) == -1) {
 		worker_event(ctx, r, DB_ERROR, cause);

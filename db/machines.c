@@ -205,15 +205,15 @@ machine_lease_step(struct db *db, sqlite3_stmt *s, const char *name,
 	return db_fail(db, cause, what);
 }
 
-/* Leases a machine if it is free or its lease expired. */
-int
-db_machine_lease(struct db *db, const char *name, const char *owner,
-    int64_t ttl_ms, char **cause)
+/*
+ * Runs a lease update whose parameters are (name, owner, now, ttl_ms):
+ * 1 if it changed the row, 0 if not, -1 on error.
+ */
+static int
+machine_lease_update(struct db *db, const char *sql, const char *name,
+    const char *owner, int64_t ttl_ms, const char *what, char **cause)
 {
-	static const char	 sql[] = "UPDATE machines SET "
-	    "lease_owner = ?2, lease_expires = ?3 + ?4 WHERE name = ?1 AND "
-	    "(lease_owner IS NULL OR lease_expires <= ?3)";
-	sqlite3_stmt		*s;
+	sqlite3_stmt	*s;
 
 	if ((s = db_stmt(db, sql, cause)) == NULL)
 		return -1;
@@ -221,7 +221,18 @@ db_machine_lease(struct db *db, const char *name, const char *owner,
 	db_bind_text(s, 2, owner);
 	sqlite3_bind_int64(s, 3, db_now_ms());
 	sqlite3_bind_int64(s, 4, ttl_ms);
-	return machine_lease_step(db, s, name, "lease machine", cause);
+	return machine_lease_step(db, s, name, what, cause);
+}
+
+/* Leases a machine if it is free or its lease expired. */
+int
+db_machine_lease(struct db *db, const char *name, const char *owner,
+    int64_t ttl_ms, char **cause)
+{
+	return machine_lease_update(db, "UPDATE machines SET "
+	    "lease_owner = ?2, lease_expires = ?3 + ?4 WHERE name = ?1 AND "
+	    "(lease_owner IS NULL OR lease_expires <= ?3)", name, owner,
+	    ttl_ms, "lease machine", cause);
 }
 
 /* Extends a lease this owner holds. */
@@ -229,17 +240,9 @@ int
 db_machine_renew(struct db *db, const char *name, const char *owner,
     int64_t ttl_ms, char **cause)
 {
-	static const char	 sql[] = "UPDATE machines SET "
-	    "lease_expires = ?3 + ?4 WHERE name = ?1 AND lease_owner = ?2";
-	sqlite3_stmt		*s;
-
-	if ((s = db_stmt(db, sql, cause)) == NULL)
-		return -1;
-	db_bind_text(s, 1, name);
-	db_bind_text(s, 2, owner);
-	sqlite3_bind_int64(s, 3, db_now_ms());
-	sqlite3_bind_int64(s, 4, ttl_ms);
-	return machine_lease_step(db, s, name, "renew lease", cause);
+	return machine_lease_update(db, "UPDATE machines SET "
+	    "lease_expires = ?3 + ?4 WHERE name = ?1 AND lease_owner = ?2",
+	    name, owner, ttl_ms, "renew lease", cause);
 }
 
 /* Gives a lease back if owner holds it. */
