@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+struct builder;
 struct inventory;
 struct machine;
 
@@ -27,6 +28,7 @@ struct daemon {
 	const char		*db_path;
 	const char		*agent_dir;
 	struct inventory	*inventory;
+	struct builder		*builder;	/* builds jobs' kernels */
 	struct worker		*workers;
 	size_t			 nworkers;
 	pthread_mutex_t		 lock;
@@ -44,10 +46,11 @@ int	worker_start_all(struct daemon *, char **cause);
 void	worker_stop_all(struct daemon *);
 
 /*
- * Expands queued jobs into runs, finishes jobs whose runs are over and
- * applies cancel requests.  Returns true if it queued new runs.
+ * Expands queued jobs into runs (once their built kernels are built),
+ * finishes jobs whose runs are over and applies cancel requests.  Returns
+ * true if it queued new runs.
  */
 struct db;
-bool	planner_tick(struct db *, const struct inventory *);
+bool	planner_tick(struct daemon *, struct db *);
 
 #endif

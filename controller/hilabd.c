@@ -16,6 +16,7 @@
 #include "config.h"
 #include "common/log.h"
 #include "common/xmalloc.h"
+#include "controller/builder.h"
 #include "controller/control.h"
 #include "controller/daemon.h"
 #include "controller/paths.h"
@@ -170,7 +171,7 @@ hilabd_loop(struct daemon *d, struct db *db, struct control *ctl)
 	struct pollfd pfd = { .fd = control_fd(ctl), .events = POLLIN };
 
 	while (!hilabd_quit) {
-		if (planner_tick(db, d->inventory))
+		if (planner_tick(d, db))
 			daemon_nudge(d);
 		if (poll(&pfd, 1, HILABD_TICK_MS) > 0 &&
 		    (pfd.revents & POLLIN))
@@ -214,6 +215,7 @@ main(int argc, char **argv)
 		{ "socket", required_argument, NULL, 'S' },
 		{ "machines", required_argument, NULL, 'M' },
 		{ "agent-dir", required_argument, NULL, 'A' },
+		{ "build-kernels", no_argument, NULL, 'B' },
 		{ NULL, 0, NULL, 0 }
 	};
 	struct daemon d = { .lock = PTHREAD_MUTEX_INITIALIZER,
@@ -223,7 +225,7 @@ main(int argc, char **argv)
 	struct control *ctl = NULL;
 	struct db *db = NULL;
 	char *cause = NULL;
-	bool check = false;
+	bool check = false, build_child = false;
 	int c;
 
 	paths_defaults(&d.db_path, &sock, &machines, &catalog);
@@ -234,6 +236,7 @@ main(int argc, char **argv)
 		case 'S': sock = optarg; break;
 		case 'M': machines = optarg; break;
 		case 'A': d.agent_dir = optarg; break;
+		case 'B': build_child = true; break;
 		case 'n': check = true; break;
 		case 'v': level = LOG_LEVEL_INFO; break;
 		case 'd': level = LOG_LEVEL_DEBUG; break;
@@ -241,6 +244,8 @@ main(int argc, char **argv)
 		}
 	}
 	log_init("hilabd", level);
+	if (build_child)
+		return builder_child_main();
 	if (hilabd_open(&d, machines, &db, &cause) == -1)
 		fatalx("%s", cause);
 	if (check) {
@@ -252,11 +257,13 @@ main(int argc, char **argv)
 	if ((ctl = control_open(sock, &cause)) == NULL)
 		fatalx("%s", cause);
 	hilabd_clear_domains(d.inventory);
-	if (worker_start_all(&d, &cause) == -1)
+	if ((d.builder = builder_start(&d, &cause)) == NULL ||
+	    worker_start_all(&d, &cause) == -1)
 		fatalx("%s", cause);
 	log_info("hilabd", "ready: %zu machines, database \"%s\", socket "
 	    "\"%s\"", d.inventory->n, d.db_path, sock);
 	hilabd_loop(&d, db, ctl);
+	builder_stop(d.builder);
 	worker_stop_all(&d);
 	control_close(ctl);
 	db_close(db);

@@ -6,9 +6,11 @@
 
 #include "common/log.h"
 #include "common/xmalloc.h"
+#include "controller/builder.h"
 #include "controller/daemon.h"
 #include "db/db.h"
 #include "jobs/job.h"
+#include "jobs/job_build.h"
 #include "jobs/plan.h"
 #include "machines/inventory.h"
 
@@ -33,15 +35,26 @@ planner_add_metrics(struct db *db, const struct job *job, char **cause)
 
 /* The kernel's description as stored with it (JSON, caller frees). */
 static char *
-planner_kernel_spec(const struct job_kernel *k, const char *cmdline)
+planner_kernel_spec(const struct job_kernel *k, const char *cmdline,
+    const struct job_built *built)
 {
 	json_t *o;
 	char *s;
 
-	o = json_pack("{s:s, s:s?, s:s?, s:s?, s:s?, s:s?, s:i, s:s?}", "kind",
+	o = json_pack("{s:s, s:s?, s:s?, s:s?, s:s?, s:s?, s:s?}", "kind",
 	    job_kernel_kind_name(k->kind), "image", k->image, "initrd",
 	    k->initrd, "git", k->git, "base", k->base, "series", k->series,
-	    "patches", k->patches, "cmdline", cmdline);
+	    "cmdline", cmdline);
+	if (k->kind == JOB_KERNEL_BUILD)
+		json_object_set_new(o, "patches", json_integer(
+		    (json_int_t)k->npatches));
+	if (built != NULL) {
+		json_object_set_new(o, "image", json_string(built->image));
+		json_object_set_new(o, "build_id",
+		    json_string(built->build_id));
+		json_object_set_new(o, "release", json_string(built->release));
+		json_object_set_new(o, "variant", json_string(built->variant));
+	}
 	s = json_dumps(o, JSON_SORT_KEYS | JSON_COMPACT);
 	json_decref(o);
 	return s;
@@ -49,8 +62,8 @@ planner_kernel_spec(const struct job_kernel *k, const char *cmdline)
 
 /* Adds every kernel of the job; ids[i] gets the id of job->kernels[i]. */
 static int
-planner_add_kernels(struct db *db, const struct job *job, int64_t *ids,
-    char **cause)
+planner_add_kernels(struct db *db, const struct job *job,
+    const struct job_built *built, size_t nbuilt, int64_t *ids, char **cause)
 {
 	const struct job_kernel *k;
 	char *cmdline, *spec;
@@ -59,7 +72,8 @@ planner_add_kernels(struct db *db, const struct job *job, int64_t *ids,
 	for (i = 0; i < job->nkernels; i++) {
 		k = &job->kernels[i];
 		cmdline = job_kernel_cmdline(job, k);
-		spec = planner_kernel_spec(k, cmdline);
+		spec = planner_kernel_spec(k, cmdline, job_built_find(built,
+		    nbuilt, k->name));
 		ids[i] = db_kernel_upsert(db, k->name, cmdline, spec, cause);
 		free(cmdline);
 		free(spec);
@@ -117,7 +131,8 @@ planner_add_runs(struct db *db, int64_t job_id, const struct plan *plan,
 /* Expands one job into runs in one transaction. */
 static int
 planner_expand(struct db *db, const struct db_job *dj,
-    const struct inventory *inv, char **cause)
+    const struct inventory *inv, const struct job_built *built,
+    size_t nbuilt, char **cause)
 {
 	struct plan plan = { 0 };
 	struct job *job;
@@ -134,7 +149,7 @@ planner_expand(struct db *db, const struct db_job *dj,
 	if (db_begin(db, cause) == -1)
 		goto out;
 	if (planner_add_metrics(db, job, cause) == -1 ||
-	    planner_add_kernels(db, job, ids, cause) == -1 ||
+	    planner_add_kernels(db, job, built, nbuilt, ids, cause) == -1 ||
 	    planner_add_runs(db, dj->id, &plan, ids, cause) == -1 ||
 	    db_job_set_state(db, dj->id, DB_RUNNING, NULL, cause) == -1) {
 		db_rollback(db, &ignore);
@@ -152,35 +167,78 @@ out:
 	return rc;
 }
 
-/* Plans every queued job; a job that cannot be planned fails. */
-static bool
-planner_expand_queued(struct db *db, const struct inventory *inv)
+/* Fails a job that cannot be planned. */
+static void
+planner_fail(struct db *db, const struct db_job *dj, const char *why)
 {
-	struct db_job *dj;
+	char *ignore = NULL;
+
+	log_warn("planner", "job %lld: %s", (long long)dj->id, why);
+	db_event_add(db, dj->id, 0, NULL, DB_ERROR, &ignore,
+	    "job not planned: %s", why);
+	free(ignore);
+	ignore = NULL;
+	db_job_set_state(db, dj->id, DB_FAILED, why, &ignore);
+	free(ignore);
+}
+
+/* Returns whether a job names kernels to build. */
+static bool
+planner_builds(const struct db_job *dj)
+{
+	struct job *job;
+	char *ignore = NULL;
+	bool any = false;
+	size_t i;
+
+	if ((job = job_from_json(dj->spec, &ignore)) == NULL) {
+		free(ignore);
+		return false;	/* planner_expand reports it */
+	}
+	for (i = 0; i < job->nkernels; i++)
+		any |= job->kernels[i].kind == JOB_KERNEL_BUILD;
+	job_free(job);
+	return any;
+}
+
+/*
+ * Plans one queued job once its kernels are built: the build's failure
+ * fails the job, and nothing is queued for a kernel that did not build.
+ * Returns whether runs were queued.
+ */
+static bool
+planner_queued(struct daemon *d, struct db *db, const struct db_job *dj)
+{
+	struct job_built *built = NULL;
 	char *cause = NULL, *ignore = NULL;
+	size_t n = 0;
 	bool queued = false;
 
-	while ((dj = db_job_next_queued(db, &cause)) != NULL) {
-		if (dj->cancel_requested)
-			db_job_set_state(db, dj->id, DB_CANCELLED, NULL,
-			    &ignore);
-		else if (planner_expand(db, dj, inv, &cause) == -1) {
-			log_warn("planner", "job %lld: %s", (long long)dj->id,
-			    cause);
-			db_event_add(db, dj->id, 0, NULL, DB_ERROR, &ignore,
-			    "job not planned: %s", cause);
-			db_job_set_state(db, dj->id, DB_FAILED, cause, &ignore);
-		} else
-			queued = true;
-		free(cause);
+	if (dj->cancel_requested) {
+		builder_forget(d->builder, dj->id);
+		db_job_set_state(db, dj->id, DB_CANCELLED, NULL, &ignore);
 		free(ignore);
-		cause = ignore = NULL;
-		db_job_free(dj);
+		return false;
 	}
-	if (cause != NULL) {
-		log_warn("planner", "%s", cause);
-		free(cause);
+	if (planner_builds(dj)) {
+		switch (builder_poll(d->builder, dj->id, dj->spec, &built, &n,
+		    &cause)) {
+		case BUILDER_BUSY:
+			return false;
+		case BUILDER_FAILED:
+			planner_fail(db, dj, cause);
+			free(cause);
+			return false;
+		case BUILDER_READY:
+			break;
+		}
 	}
+	if (planner_expand(db, dj, d->inventory, built, n, &cause) == -1)
+		planner_fail(db, dj, cause);
+	else
+		queued = true;
+	free(cause);
+	job_built_free(built, n);
 	return queued;
 }
 
@@ -210,21 +268,22 @@ planner_settle(struct db *db, const struct db_job *dj)
 }
 
 bool
-planner_tick(struct db *db, const struct inventory *inv)
+planner_tick(struct daemon *d, struct db *db)
 {
 	struct db_job *jobs;
 	size_t n, i;
 	char *cause = NULL;
-	bool queued;
+	bool queued = false;
 
-	queued = planner_expand_queued(db, inv);
 	if (db_job_list(db, &jobs, &n, &cause) == -1) {
 		log_warn("planner", "%s", cause);
 		free(cause);
-		return queued;
+		return false;
 	}
 	for (i = 0; i < n; i++) {
-		if (jobs[i].state == DB_RUNNING)
+		if (jobs[i].state == DB_QUEUED)
+			queued |= planner_queued(d, db, &jobs[i]);
+		else if (jobs[i].state == DB_RUNNING)
 			planner_settle(db, &jobs[i]);
 	}
 	db_job_list_free(jobs, n);

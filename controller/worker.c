@@ -35,6 +35,7 @@ struct worker_run {
 	int64_t			 last_seq;
 	bool			 cancelled;
 	bool			 db_failed;
+	struct worker_exec	 exec;		/* from worker_setup_begin */
 };
 
 const char *
@@ -138,7 +139,7 @@ worker_plan_run(const struct worker_ctx *ctx, const struct db_run *r)
 }
 
 /* True if someone asked to cancel the run's job. */
-static bool
+bool
 worker_cancel_requested(struct worker_ctx *ctx, int64_t job_id)
 {
 	struct db_job *dj;
@@ -256,7 +257,9 @@ worker_execute(struct worker_ctx *ctx, struct worker_run *wr,
     const char *run_id, char **cause)
 {
 	struct agent_run_spec spec = {
-		.run_id = run_id, .argv = wr->plan->argv,
+		.run_id = run_id,
+		.argv = wr->exec.argv ? wr->exec.argv : wr->plan->argv,
+		.cwd = wr->exec.cwd,
 		.iterations = wr->plan->iterations,
 		.warmups = wr->plan->warmups,
 		.timeout_ms = wr->plan->timeout_ms,
@@ -360,6 +363,31 @@ worker_fail(struct worker_ctx *ctx, const struct db_run *r, const char *why)
 }
 
 /*
+ * Ends a run whose setup on the host failed: cancelled when its job's cancel
+ * was asked for meanwhile (the install was stopped; the planner may have
+ * cancelled the queued run already), failed otherwise.
+ */
+static void
+worker_setup_failed(struct worker_ctx *ctx, const struct db_run *r,
+    const char *why)
+{
+	struct db_run *now;
+	char *cause = NULL;
+
+	if (!worker_cancel_requested(ctx, r->job)) {
+		worker_fail(ctx, r, why);
+		return;
+	}
+	worker_event(ctx, r, DB_INFO, why);
+	if ((now = db_run_get(ctx->db, r->id, &cause)) == NULL ||
+	    (now->state == DB_QUEUED && db_run_set_state(ctx->db, r->id,
+	    DB_CANCELLED, NULL, &cause) == -1))
+		worker_event(ctx, r, DB_ERROR, cause);
+	db_run_free(now);
+	free(cause);
+}
+
+/*
  * Prepares the run's context: its plan entry, the machine booted into the
  * run's kernel (boot is false when resuming: what runs must not change),
  * and a connected agent.
@@ -399,6 +427,10 @@ worker_run_one(struct worker_ctx *ctx, const struct db_run *r)
 		goto out;
 	}
 	worker_health(ctx, DB_HEALTH_GOOD);
+	if (worker_setup_begin(ctx, r, wr.plan, &wr.exec, &cause) == -1) {
+		worker_setup_failed(ctx, r, cause);
+		goto out;
+	}
 	run_id = worker_agent_run_id(r);
 	if (db_run_start(ctx->db, r->id, run_id, facts, &cause) == -1) {
 		worker_event(ctx, r, DB_ERROR, cause);
@@ -408,8 +440,11 @@ worker_run_one(struct worker_ctx *ctx, const struct db_run *r)
 	    (long long)r->id, r->benchmark, r->params, worker_name(ctx),
 	    r->round);
 	rc = worker_execute(ctx, &wr, run_id, &cause);
+	worker_setup_end(ctx, r);
 	worker_finish(ctx, &wr, run_id, rc, cause);
 out:
+	worker_setup_end(ctx, r);
+	worker_exec_clear(&wr.exec);
 	worker_progress(ctx, NULL);
 	free(wr.problem);
 	free(cause);
@@ -474,6 +509,7 @@ worker_resume_one(struct worker_ctx *ctx, const struct db_interrupted *it)
 		cause = xasprintf("agent run \"%s\" ended in state %d on the "
 		    "host", it->agent_run_id, state);
 	}
+	worker_setup_sweep(ctx, r);
 	worker_finish(ctx, &wr, it->agent_run_id, rc, cause);
 out:
 	worker_progress(ctx, NULL);
@@ -607,6 +643,7 @@ worker_main(void *arg)
 	}
 	worker_boot_end(&ctx);
 	worker_disconnect(&ctx);
+	worker_setup_free(&ctx);
 	backend_free(ctx.backend);
 	plan_free(&ctx.plan);
 	db_close(ctx.db);

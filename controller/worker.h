@@ -1,4 +1,7 @@
-/* The worker's own state, shared by worker.c and worker_boot.c. */
+/*
+ * The worker's own state, shared by worker.c, worker_boot.c and the setup
+ * step (worker_setup.c and the files of controller/setup.h).
+ */
 #ifndef HILAB_WORKER_H
 #define HILAB_WORKER_H
 
@@ -14,6 +17,7 @@ struct agent_facts;
 struct backend;
 struct db;
 struct db_run;
+struct worker_setup;
 
 /* The kernel the machine was last booted into, and what it must show. */
 struct worker_booted {
@@ -36,11 +40,20 @@ struct worker_ctx {
 	struct worker_booted	 booted;
 	int64_t			 plan_job;	/* job the plan belongs to */
 	struct plan		 plan;
+	struct worker_setup	*setup;		/* worker_setup.c's, or NULL */
+};
+
+/* What the setup step changes in how a run is executed. */
+struct worker_exec {
+	char	**argv;		/* argv[0] resolved on the host; NULL: plan's */
+	char	 *cwd;		/* the benchmark's source tree, or NULL */
 };
 
 const char *worker_name(const struct worker_ctx *);
 int	worker_connect(struct worker_ctx *, char **cause);
 void	worker_disconnect(struct worker_ctx *);
+/* True if someone asked to cancel the job (false if it cannot be read). */
+bool	worker_cancel_requested(struct worker_ctx *, int64_t job_id);
 
 /*
  * Makes sure the machine runs the run's kernel, booting it (once per job,
@@ -53,5 +66,23 @@ int	worker_boot_verify(struct worker_ctx *, const struct agent_facts *,
 	    char **cause);
 /* Powers a VM off once its work is done; forgets what was booted. */
 void	worker_boot_end(struct worker_ctx *);
+
+/*
+ * Gets the run's benchmark ready on the host (worker_setup.c): installs its
+ * tool when missing (once per job, kernel, round and benchmark), resolves
+ * argv[0] into the install prefix, and starts the server it needs.  Returns
+ * 0 with *ex filled (free with worker_exec_clear), or -1 with *cause naming
+ * the host and the benchmark; nothing is left running then.  An install
+ * stops, on the host too, when the job's cancel is asked for (-1 then).
+ */
+int	worker_setup_begin(struct worker_ctx *, const struct db_run *,
+	    const struct plan_run *, struct worker_exec *ex, char **cause);
+/* Stops the server worker_setup_begin started; failures become events. */
+void	worker_setup_end(struct worker_ctx *, const struct db_run *);
+/* Stops any server a stopped controller left running on the host. */
+void	worker_setup_sweep(struct worker_ctx *, const struct db_run *);
+void	worker_exec_clear(struct worker_exec *);
+/* Closes the setup's ssh session and frees its state. */
+void	worker_setup_free(struct worker_ctx *);
 
 #endif

@@ -34,11 +34,16 @@ worker_spec_str(json_t *spec, const char *key)
 	return s != NULL && *s != '\0' ? xstrdup(s) : NULL;
 }
 
-/* Fills what the booted kernel must show: from the image's header. */
+/*
+ * Fills what the booted kernel must show: the release and version from the
+ * image's header, and for a kernel hilab built, its build id in uname -v
+ * ("#<build id> SMP ..."), which also proves an image without a header.
+ */
 static void
-worker_expect(struct worker_booted *b, const char *image)
+worker_expect(struct worker_booted *b, const char *image,
+    const char *build_id)
 {
-	char *cause = NULL;
+	char *cause = NULL, *word;
 
 	if (image == NULL)
 		return;
@@ -47,6 +52,14 @@ worker_expect(struct worker_booted *b, const char *image)
 		log_debug("boot", "%s: release not checked", cause);
 		free(cause);
 	}
+	if (build_id == NULL)
+		return;
+	word = xasprintf("#%s ", build_id);
+	if (b->version == NULL || strstr(b->version, word) == NULL) {
+		free(b->version);
+		b->version = xasprintf("#%s", build_id);
+	}
+	free(word);
 }
 
 /* Boots image (NULL: the machine's own kernel) through the backend. */
@@ -72,7 +85,8 @@ worker_boot_image(struct worker_ctx *ctx, const struct db_run *r,
 		free(console);
 	}
 	if (rc == 0)
-		worker_expect(&ctx->booted, image);
+		worker_expect(&ctx->booted, image, json_string_value(
+		    json_object_get(spec, "build_id")));
 	free(image);
 	free(initrd);
 	return rc;

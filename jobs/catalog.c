@@ -148,6 +148,23 @@ catalog_is_map(struct catalog_ctx *ctx, yaml_node_t *node, const char *what)
 	return (0);
 }
 
+/* Returns the value of key in a mapping node, or NULL. */
+static yaml_node_t *
+catalog_map_get(struct catalog_ctx *ctx, yaml_node_t *map, const char *key)
+{
+	yaml_node_pair_t *p;
+	yaml_node_t *k;
+
+	for (p = map->data.mapping.pairs.start;
+	    p < map->data.mapping.pairs.top; p++) {
+		k = yaml_document_get_node(ctx->doc, p->key);
+		if (k->type == YAML_SCALAR_NODE &&
+		    strcmp((const char *)k->data.scalar.value, key) == 0)
+			return (yaml_document_get_node(ctx->doc, p->value));
+	}
+	return (NULL);
+}
+
 /* Finds a word in a table of names; returns its index or -1. */
 static int
 catalog_word(const char *s, const char **names, int n)
@@ -334,6 +351,47 @@ catalog_install(struct catalog_ctx *ctx, yaml_node_t *node,
 		    "\"source\"");
 }
 
+/*
+ * Reads server: an argv list, or {command: [argv], port: N} where port is
+ * the TCP port the server listens on once it is ready.
+ */
+static void
+catalog_server(struct catalog_ctx *ctx, yaml_node_t *node,
+    struct catalog_server *sv)
+{
+	yaml_node_pair_t *p;
+	yaml_node_t *k, *v;
+	const char *key;
+
+	if (node->type == YAML_SEQUENCE_NODE) {
+		catalog_list(ctx, node, "server", &sv->command, &sv->ncommand);
+		return;
+	}
+	if (!catalog_is_map(ctx, node, "server"))
+		return;
+	for (p = node->data.mapping.pairs.start;
+	    p < node->data.mapping.pairs.top; p++) {
+		k = yaml_document_get_node(ctx->doc, p->key);
+		v = yaml_document_get_node(ctx->doc, p->value);
+		if ((key = catalog_scalar(ctx, k, "server")) == NULL)
+			continue;
+		if (strcmp(key, "command") == 0 &&
+		    v->type == YAML_SEQUENCE_NODE)
+			catalog_list(ctx, v, key, &sv->command, &sv->ncommand);
+		else if (strcmp(key, "command") == 0)
+			catalog_error(ctx, v, "server: \"command\": expected a "
+			    "list of arguments");
+		else if (strcmp(key, "port") == 0)
+			catalog_uint(ctx, v, key, &sv->port);
+		else
+			catalog_error(ctx, k, "server: unknown key \"%s\"",
+			    key);
+	}
+	if (sv->port > 65535)
+		catalog_error(ctx, node, "server: \"port\": %u is not a TCP "
+		    "port", sv->port);
+}
+
 /* Reads one top-level key of a benchmark file. */
 static void
 catalog_key(struct catalog_ctx *ctx, const char *key, yaml_node_t *k,
@@ -359,6 +417,8 @@ catalog_key(struct catalog_ctx *ctx, const char *key, yaml_node_t *k,
 		catalog_uint(ctx, v, key, &b->timeout);
 	else if (strcmp(key, "install") == 0)
 		catalog_install(ctx, v, &b->install);
+	else if (strcmp(key, "server") == 0)
+		catalog_server(ctx, v, &b->server);
 	else if (strcmp(key, "parser") == 0)
 		catalog_string(ctx, v, key, &b->parser);
 	else if (strcmp(key, "parser_args") == 0)
@@ -441,24 +501,41 @@ catalog_check_cb(void *arg, const char *name)
 	return ("");
 }
 
-/* Checks the command's placeholders against the params. */
+/* Checks the placeholders of an argv template against the params. */
 static void
 catalog_check_command(struct catalog_ctx *ctx, yaml_node_t *cmd,
-    const struct catalog_benchmark *b)
+    const struct catalog_benchmark *b, char **argv, size_t argc)
 {
 	struct catalog_check ck = { ctx, cmd, b };
 	yaml_node_item_t *it;
 	size_t i = 0;
 
 	for (it = cmd->data.sequence.items.start;
-	    it < cmd->data.sequence.items.top && i < b->ncommand; it++, i++) {
+	    it < cmd->data.sequence.items.top && i < argc; it++, i++) {
 		ck.node = yaml_document_get_node(ctx->doc, *it);
-		if (catalog_template(b->command[i], NULL, catalog_check_cb,
+		if (catalog_template(argv[i], NULL, catalog_check_cb,
 		    &ck) != 0)
 			catalog_error(ctx, ck.node, "command: lone brace in "
-			    "\"%s\" (write {{ or }} for a brace)",
-			    b->command[i]);
+			    "\"%s\" (write {{ or }} for a brace)", argv[i]);
 	}
+}
+
+/* Checks the server's command: given, and placeholders known. */
+static void
+catalog_check_server(struct catalog_ctx *ctx, yaml_node_t *server,
+    const struct catalog_benchmark *b)
+{
+	yaml_node_t *cmd = server;
+
+	if (server->type == YAML_MAPPING_NODE)
+		cmd = catalog_map_get(ctx, server, "command");
+	if (b->server.ncommand == 0) {
+		catalog_error(ctx, server, "server: \"command\": empty");
+		return;
+	}
+	if (cmd != NULL && cmd->type == YAML_SEQUENCE_NODE)
+		catalog_check_command(ctx, cmd, b, b->server.command,
+		    b->server.ncommand);
 }
 
 static const char *catalog_required[] = { "name", "command", "install",
@@ -479,7 +556,7 @@ catalog_check(struct catalog_ctx *ctx, yaml_node_t *root, yaml_node_t *cmd,
 			    catalog_required[i]);
 	}
 	if (cmd != NULL && cmd->type == YAML_SEQUENCE_NODE)
-		catalog_check_command(ctx, cmd, b);
+		catalog_check_command(ctx, cmd, b, b->command, b->ncommand);
 	if (b->parser != NULL && parse_find(b->parser) == NULL)
 		catalog_error(ctx, parser, "parser \"%s\": unknown parser",
 		    b->parser);
@@ -497,7 +574,7 @@ catalog_root(struct catalog_ctx *ctx, yaml_node_t *root,
     struct catalog_benchmark *b)
 {
 	yaml_node_pair_t *p;
-	yaml_node_t *k, *v, *cmd = NULL, *parser = NULL;
+	yaml_node_t *k, *v, *cmd = NULL, *parser = NULL, *server = NULL;
 	const char *key;
 	int seen[CATALOG_NREQUIRED] = { 0 };
 	size_t i;
@@ -522,9 +599,13 @@ catalog_root(struct catalog_ctx *ctx, yaml_node_t *root,
 			cmd = v;
 		else if (strcmp(key, "parser") == 0)
 			parser = v;
+		else if (strcmp(key, "server") == 0)
+			server = v;
 		catalog_key(ctx, key, k, v, b);
 	}
 	catalog_check(ctx, root, cmd, parser, seen, b);
+	if (server != NULL && server->type != YAML_SCALAR_NODE)
+		catalog_check_server(ctx, server, b);
 }
 
 /* Frees what one benchmark holds. */
@@ -546,6 +627,7 @@ catalog_benchmark_clear(struct catalog_benchmark *b)
 	free(b->install.package);
 	free(b->install.source);
 	catalog_argv_free(b->install.build);
+	catalog_argv_free(b->server.command);
 	free(b->parser);
 	free(b->parser_args);
 	for (i = 0; i < b->nmetrics; i++) {
@@ -569,6 +651,11 @@ catalog_terminate(struct catalog_benchmark *b)
 	b->install.build = xreallocarray(b->install.build, b->install.nbuild +
 	    1, sizeof (char *));
 	b->install.build[b->install.nbuild] = NULL;
+	if (b->server.command != NULL) {
+		b->server.command = xreallocarray(b->server.command,
+		    b->server.ncommand + 1, sizeof (char *));
+		b->server.command[b->server.ncommand] = NULL;
+	}
 	for (i = 0; i < b->nparams; i++) {
 		b->params[i].axis = xreallocarray(b->params[i].axis,
 		    b->params[i].naxis + 1, sizeof (char *));

@@ -1,7 +1,8 @@
 /*
  * The benchmark catalog: one YAML file per benchmark (jobs/benchmarks/),
  * giving its command template, parameters, run counts, how to install it,
- * how to parse its output and what its metrics mean.
+ * the server it needs running (if any), how to parse its output and what
+ * its metrics mean.
  */
 #ifndef HILAB_CATALOG_H
 #define HILAB_CATALOG_H
@@ -35,6 +36,13 @@ struct catalog_install {
 	size_t	  nbuild;
 };
 
+/* A server the benchmark needs running on the host during its runs. */
+struct catalog_server {
+	char	**command;	/* argv template, "{param}"; NULL if none */
+	size_t	  ncommand;
+	unsigned  port;		/* TCP port it listens on; 0: not checked */
+};
+
 struct catalog_benchmark {
 	char			 *name;
 	char			 *description;
@@ -47,6 +55,7 @@ struct catalog_benchmark {
 	unsigned		  warmups;
 	unsigned		  timeout;	/* seconds per iteration */
 	struct catalog_install	  install;
+	struct catalog_server	  server;
 	char			 *parser;	/* a name in parse_parsers */
 	char			 *parser_args;	/* NULL if none */
 	struct catalog_metric	 *metrics;

@@ -21,8 +21,6 @@
 
 static const char *job_top_keys[] = { "name", "description", "machines",
 	"kernels", "benchmarks", "rounds", "order", "seed", "cmdline", NULL };
-static const char *job_kernel_keys[] = { "name", "image", "initrd",
-	"cmdline", "git", "base", "series", "patches", "config", NULL };
 static const char *job_order_names[] = { "alternate", "fixed", "random",
 	NULL };
 
@@ -217,7 +215,7 @@ job_get_string(struct job_ctx *ctx, yaml_node_t *map, const char *key,
 }
 
 /* Parses a decimal integer in [min, max]; -1 if it is not one. */
-static int
+int
 job_parse_int(const char *s, long min, long max, long *out)
 {
 	char	*end;
@@ -325,20 +323,6 @@ job_find_kernel(const struct job *job, const char *name)
 	return NULL;
 }
 
-/* Frees the contents of a kernel. */
-static void
-job_kernel_clear(struct job_kernel *k)
-{
-	free(k->name);
-	free(k->image);
-	free(k->initrd);
-	free(k->cmdline);
-	free(k->git);
-	free(k->base);
-	free(k->series);
-	free(k->config);
-}
-
 /* Frees the contents of a benchmark. */
 static void
 job_benchmark_clear(struct job_benchmark *b)
@@ -366,6 +350,15 @@ job_benchmark_clear(struct job_benchmark *b)
 		free(b->metrics[i].label);
 	}
 	free(b->metrics);
+	free(b->install.package);
+	free(b->install.source);
+	for (i = 0; b->install.build != NULL && b->install.build[i] != NULL;
+	    i++)
+		free(b->install.build[i]);
+	free(b->install.build);
+	for (i = 0; b->server.argv != NULL && b->server.argv[i] != NULL; i++)
+		free(b->server.argv[i]);
+	free(b->server.argv);
 }
 
 /* Frees a job; NULL is fine. */
@@ -450,102 +443,6 @@ job_parse_machines(struct job_ctx *ctx, yaml_node_t *root, struct job *job)
 			job_err(ctx, item, "unknown machine \"%s\"", s);
 		else
 			job->machines[job->nmachines++] = xstrdup(s);
-	}
-}
-
-/* Checks which kind a kernel mapping describes and its key combination. */
-static void
-job_kernel_kind(struct job_ctx *ctx, yaml_node_t *n, struct job_kernel *k)
-{
-	if (k->image != NULL && k->git != NULL)
-		job_err(ctx, n, "kernel \"%s\": \"image\" and \"git\" are "
-		    "exclusive", k->name);
-	else if (k->image == NULL && k->git == NULL)
-		job_err(ctx, n, "kernel \"%s\": needs \"image\" or \"git\"",
-		    k->name);
-	k->kind = k->git != NULL ? JOB_KERNEL_BUILD : JOB_KERNEL_IMAGE;
-	if (k->initrd != NULL && k->image == NULL)
-		job_err(ctx, n, "kernel \"%s\": \"initrd\" needs \"image\"",
-		    k->name);
-	if (k->git != NULL && k->base == NULL)
-		job_err(ctx, n, "kernel \"%s\": \"git\" needs \"base\"",
-		    k->name);
-	if (k->git == NULL && (k->base != NULL || k->series != NULL ||
-	    k->config != NULL))
-		job_err(ctx, n, "kernel \"%s\": \"base\", \"series\" and "
-		    "\"config\" need \"git\"", k->name);
-	if (k->patches != -1 && k->series == NULL)
-		job_err(ctx, n, "kernel \"%s\": \"patches\" needs \"series\"",
-		    k->name);
-}
-
-/* Parses one kernel: "running" or a mapping. */
-static void
-job_parse_kernel(struct job_ctx *ctx, yaml_node_t *n, struct job_kernel *k)
-{
-	long	 patches = -1;
-	const char *s;
-
-	k->patches = -1;
-	if ((s = job_text(n)) != NULL) {
-		if (strcmp(s, JOB_KERNEL_RUNNING_NAME) == 0) {
-			k->name = xstrdup(JOB_KERNEL_RUNNING_NAME);
-			return;
-		}
-		job_err(ctx, n, "kernel \"%s\": must be \"running\" or a "
-		    "mapping", s);
-		k->name = xstrdup("");
-		return;
-	}
-	if (job_map_check(ctx, n, "kernel", job_kernel_keys) == -1)
-		return;
-	k->name = job_get_string(ctx, n, "name", true, "kernel");
-	if (k->name == NULL)
-		k->name = xstrdup("");
-	else if (strcmp(k->name, JOB_KERNEL_RUNNING_NAME) == 0)
-		job_err(ctx, n, "kernel name \"running\" is reserved for the "
-		    "running kernel");
-	k->image = job_get_string(ctx, n, "image", false, "kernel");
-	k->initrd = job_get_string(ctx, n, "initrd", false, "kernel");
-	k->cmdline = job_get_string(ctx, n, "cmdline", false, "kernel");
-	k->git = job_get_string(ctx, n, "git", false, "kernel");
-	k->base = job_get_string(ctx, n, "base", false, "kernel");
-	k->series = job_get_string(ctx, n, "series", false, "kernel");
-	k->config = job_get_string(ctx, n, "config", false, "kernel");
-	job_get_int(ctx, n, "patches", 0, 10000, &patches);
-	k->patches = (int)patches;
-	job_kernel_kind(ctx, n, k);
-}
-
-/* Parses kernels: a list of unique kernels, by default [running]. */
-static void
-job_parse_kernels(struct job_ctx *ctx, yaml_node_t *root, struct job *job)
-{
-	yaml_node_t	*k, *seq, *item;
-	size_t		 i;
-
-	if ((seq = job_get_seq(ctx, root, "kernels", false, &k)) == NULL) {
-		if (job_map_get(ctx, root, "kernels", NULL) != NULL)
-			return;
-		job->kernels = xcalloc(1, sizeof *job->kernels);
-		job->kernels[0].name = xstrdup(JOB_KERNEL_RUNNING_NAME);
-		job->kernels[0].patches = -1;
-		job->nkernels = 1;
-		return;
-	}
-	job->kernels = xcalloc(job_seq_len(seq), sizeof *job->kernels);
-	for (i = 0; i < job_seq_len(seq); i++) {
-		item = job_seq_item(ctx, seq, i);
-		job_parse_kernel(ctx, item, &job->kernels[job->nkernels]);
-		if (job_find_kernel(job, job->kernels[job->nkernels].name) ==
-		    NULL || *job->kernels[job->nkernels].name == '\0') {
-			job->nkernels++;
-			continue;
-		}
-		job_err(ctx, item, "duplicate kernel \"%s\"",
-		    job->kernels[job->nkernels].name);
-		job_kernel_clear(&job->kernels[job->nkernels]);
-		memset(&job->kernels[job->nkernels], 0, sizeof *job->kernels);
 	}
 }
 

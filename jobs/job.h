@@ -46,9 +46,14 @@ struct job_kernel {
 	char		*cmdline;	/* optional, any kind */
 	char		*git;		/* build: repository */
 	char		*base;		/* build: commit-ish */
-	char		*series;	/* build, optional: mbox */
-	int		 patches;	/* first N of series; -1 all */
-	char		*config;	/* build, optional */
+	char		*series;	/* build, optional: mbox or directory */
+	int		*patches;	/* build: patch numbers, ascending */
+	size_t		 npatches;	/* 0: the base alone */
+	char		*config;	/* build, optional: file or target */
+	char		**fragments;	/* build: config fragments, in order */
+	size_t		 nfragments;
+	char		*arch;		/* build, optional: "arm64"... */
+	char		*cross_compile;	/* build, optional: "aarch64-..." */
 };
 
 /* One benchmark parameter: a single value, or several for a sweep. */
@@ -64,6 +69,19 @@ struct job_metric {
 	char	*direction;	/* "lower" or "higher" is better */
 	char	*statistic;	/* amean, hmean, gmean, median */
 	char	*label;		/* row label in tables, or NULL */
+};
+
+/* How a catalog benchmark's tool gets onto a host; NULLs if not said. */
+struct job_install {
+	char	 *package;	/* a Debian package, or NULL */
+	char	 *source;	/* a tarball in the mirror directory, or NULL */
+	char	**build;	/* shell commands, NULL-terminated, or NULL */
+};
+
+/* A server the benchmark needs running on the host during its runs. */
+struct job_server {
+	char	**argv;		/* template like the command's; NULL: none */
+	int	  port;		/* TCP port it listens on; 0: not checked */
 };
 
 /*
@@ -87,6 +105,8 @@ struct job_benchmark {
 	char		 *parser_args;	/* NULL if none */
 	struct job_metric *metrics;
 	size_t		  nmetrics;
+	struct job_install install;	/* catalog entries only */
+	struct job_server server;	/* catalog entries only */
 };
 
 struct job {

@@ -365,6 +365,36 @@ job_resolve_params(struct job_ctx *ctx, yaml_node_t *n,
 	qsort(b->params, b->nparams, sizeof *b->params, job_param_cmp);
 }
 
+/* Returns a NULL-terminated copy of n strings, or NULL when n is 0. */
+static char **
+job_copy_strings(char * const *v, size_t n)
+{
+	char	**out;
+	size_t	  i;
+
+	if (n == 0)
+		return NULL;
+	out = xcalloc(n + 1, sizeof *out);
+	for (i = 0; i < n; i++)
+		out[i] = xstrdup(v[i]);
+	return out;
+}
+
+/* Copies how the catalog installs the tool and the server it needs. */
+static void
+job_resolve_setup(const struct catalog_benchmark *cb, struct job_benchmark *b)
+{
+	b->install.package = cb->install.package ?
+	    xstrdup(cb->install.package) : NULL;
+	b->install.source = cb->install.source ?
+	    xstrdup(cb->install.source) : NULL;
+	b->install.build = job_copy_strings(cb->install.build,
+	    cb->install.nbuild);
+	b->server.argv = job_copy_strings(cb->server.command,
+	    cb->server.ncommand);
+	b->server.port = (int)cb->server.port;
+}
+
 /* Copies the catalog's command, parser, metrics and run counts. */
 static void
 job_resolve_copy(const struct catalog_benchmark *cb, struct job_benchmark *b)
@@ -411,6 +441,7 @@ job_resolve(struct job_ctx *ctx, yaml_node_t *n, struct job_benchmark *b)
 	}
 	job_resolve_params(ctx, n, cb, b);
 	job_resolve_copy(cb, b);
+	job_resolve_setup(cb, b);
 	b->resolved = true;
 }
 

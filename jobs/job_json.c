@@ -32,6 +32,18 @@ job_json_strings(char **v, size_t n)
 	return a;
 }
 
+/* Returns a JSON array of integers. */
+static json_t *
+job_json_ints(const int *v, size_t n)
+{
+	json_t	*a = json_array();
+	size_t	 i;
+
+	for (i = 0; i < n; i++)
+		json_array_append_new(a, json_integer(v[i]));
+	return a;
+}
+
 /* Returns the JSON of one kernel. */
 static json_t *
 job_json_kernel(const struct job_kernel *k)
@@ -47,9 +59,15 @@ job_json_kernel(const struct job_kernel *k)
 	job_json_set_str(o, "git", k->git);
 	job_json_set_str(o, "base", k->base);
 	job_json_set_str(o, "series", k->series);
-	if (k->patches != -1)
-		json_object_set_new(o, "patches", json_integer(k->patches));
+	if (k->kind == JOB_KERNEL_BUILD)
+		json_object_set_new(o, "patches",
+		    job_json_ints(k->patches, k->npatches));
 	job_json_set_str(o, "config", k->config);
+	if (k->nfragments > 0)
+		json_object_set_new(o, "fragments",
+		    job_json_strings(k->fragments, k->nfragments));
+	job_json_set_str(o, "arch", k->arch);
+	job_json_set_str(o, "cross_compile", k->cross_compile);
 	return o;
 }
 
@@ -69,6 +87,37 @@ job_json_metrics(const struct job_benchmark *b)
 		json_array_append_new(a, o);
 	}
 	return a;
+}
+
+/* Adds how the tool is installed and the server it needs, when said. */
+static void
+job_json_setup(json_t *o, const struct job_benchmark *b)
+{
+	json_t	*in, *sv;
+	size_t	 n;
+
+	if (b->install.package != NULL || b->install.source != NULL) {
+		in = json_object();
+		job_json_set_str(in, "package", b->install.package);
+		job_json_set_str(in, "source", b->install.source);
+		for (n = 0; b->install.build != NULL &&
+		    b->install.build[n] != NULL; n++)
+			;
+		if (n > 0)
+			json_object_set_new(in, "build",
+			    job_json_strings(b->install.build, n));
+		json_object_set_new(o, "install", in);
+	}
+	if (b->server.argv == NULL)
+		return;
+	for (n = 0; b->server.argv[n] != NULL; n++)
+		;
+	sv = json_object();
+	json_object_set_new(sv, "command", job_json_strings(b->server.argv,
+	    n));
+	if (b->server.port > 0)
+		json_object_set_new(sv, "port", json_integer(b->server.port));
+	json_object_set_new(o, "server", sv);
 }
 
 /* Returns the JSON of one benchmark. */
@@ -101,6 +150,7 @@ job_json_benchmark(const struct job_benchmark *b)
 	json_object_set_new(o, "parser", json_string(b->parser));
 	job_json_set_str(o, "parser_args", b->parser_args);
 	json_object_set_new(o, "metrics", job_json_metrics(b));
+	job_json_setup(o, b);
 	return o;
 }
 
@@ -185,21 +235,71 @@ job_json_kind(const char *s)
 	return -1;
 }
 
+/* Reads a kernel's patch list: numbers, or a count as older jobs had. */
+static int
+job_json_patches_get(json_t *v, struct job_kernel *k, char **cause)
+{
+	json_t	*p;
+	size_t	 i;
+	long	 n;
+
+	if (v == NULL)
+		return 0;
+	if (json_is_integer(v) && (n = (long)json_integer_value(v)) >= 0) {
+		k->patches = xcalloc((size_t)n + 1, sizeof *k->patches);
+		for (; k->npatches < (size_t)n; k->npatches++)
+			k->patches[k->npatches] = (int)k->npatches + 1;
+		return 0;
+	}
+	if (!json_is_array(v))
+		return job_json_fail(cause, "kernel", "bad patches");
+	k->patches = xcalloc(json_array_size(v) + 1, sizeof *k->patches);
+	json_array_foreach(v, i, p) {
+		if (!json_is_integer(p) || json_integer_value(p) < 1)
+			return job_json_fail(cause, "kernel", "bad patches");
+		k->patches[k->npatches++] = (int)json_integer_value(p);
+	}
+	return 0;
+}
+
+/* Reads a kernel's config fragments. */
+static int
+job_json_fragments_get(json_t *v, struct job_kernel *k, char **cause)
+{
+	json_t	*p;
+	size_t	 i;
+
+	if (v == NULL)
+		return 0;
+	if (!json_is_array(v))
+		return job_json_fail(cause, "kernel", "bad fragments");
+	k->fragments = xcalloc(json_array_size(v) + 1, sizeof *k->fragments);
+	json_array_foreach(v, i, p) {
+		if (!json_is_string(p))
+			return job_json_fail(cause, "kernel", "bad fragments");
+		k->fragments[k->nfragments++] = xstrdup(json_string_value(p));
+	}
+	return 0;
+}
+
 /* Reads one kernel. */
 static int
 job_json_kernel_get(json_t *o, struct job_kernel *k, char **cause)
 {
 	const char	*name, *kind, *image = NULL, *initrd = NULL;
 	const char	*cmdline = NULL, *git = NULL, *base = NULL;
-	const char	*series = NULL, *config = NULL;
+	const char	*series = NULL, *config = NULL, *arch = NULL;
+	const char	*cross = NULL;
+	json_t		*patches = NULL, *fragments = NULL;
 	json_error_t	 err;
 
-	k->patches = -1;
-	if (json_unpack_ex(o, &err, JSON_STRICT,
-	    "{s:s, s:s, s?s, s?s, s?s, s?s, s?s, s?s, s?i, s?s}",
+	if (json_unpack_ex(o, &err, JSON_STRICT, "{s:s, s:s, s?s, s?s, s?s, "
+	    "s?s, s?s, s?s, s?o, s?s, s?o, s?s, s?s}",
 	    "name", &name, "kind", &kind, "image", &image, "initrd", &initrd,
 	    "cmdline", &cmdline, "git", &git, "base", &base,
-	    "series", &series, "patches", &k->patches, "config", &config) != 0)
+	    "series", &series, "patches", &patches, "config", &config,
+	    "fragments", &fragments, "arch", &arch, "cross_compile",
+	    &cross) != 0)
 		return job_json_fail(cause, "kernel", err.text);
 	if (job_json_kind(kind) == -1 || *name == '\0')
 		return job_json_fail(cause, "kernel", "bad name or kind");
@@ -212,7 +312,11 @@ job_json_kernel_get(json_t *o, struct job_kernel *k, char **cause)
 	k->base = job_json_dup(base);
 	k->series = job_json_dup(series);
 	k->config = job_json_dup(config);
-	return 0;
+	k->arch = job_json_dup(arch);
+	k->cross_compile = job_json_dup(cross);
+	if (job_json_patches_get(patches, k, cause) == -1)
+		return -1;
+	return job_json_fragments_get(fragments, k, cause);
 }
 
 /* Reads a benchmark's params object (keys already sorted on write). */
@@ -291,30 +395,64 @@ job_json_resolved_get(json_t *cmd, json_t *metrics, struct job_benchmark *b,
 	return 0;
 }
 
+/* Reads how the tool is installed and the server it needs, if there. */
+static int
+job_json_setup_get(json_t *in, json_t *sv, struct job_benchmark *b,
+    char **cause)
+{
+	const char	*package = NULL, *source = NULL;
+	json_t		*build = NULL, *cmd;
+	json_error_t	 err;
+	size_t		 n = 0;
+
+	if (in != NULL && json_unpack_ex(in, &err, JSON_STRICT,
+	    "{s?s, s?s, s?o}", "package", &package, "source", &source,
+	    "build", &build) != 0)
+		return job_json_fail(cause, "install", err.text);
+	b->install.package = job_json_dup(package);
+	b->install.source = job_json_dup(source);
+	if (build != NULL && job_json_get_strings(build, true,
+	    &b->install.build, &n, "build", cause) == -1)
+		return -1;
+	if (sv == NULL)
+		return 0;
+	if (json_unpack_ex(sv, &err, JSON_STRICT, "{s:o, s?i}", "command",
+	    &cmd, "port", &b->server.port) != 0)
+		return job_json_fail(cause, "server", err.text);
+	if (b->server.port < 0 || b->server.port > 65535)
+		return job_json_fail(cause, "server", "bad port");
+	n = 0;
+	return job_json_get_strings(cmd, true, &b->server.argv, &n,
+	    "server", cause);
+}
+
 /* Reads one benchmark. */
 static int
 job_json_benchmark_get(json_t *o, struct job_benchmark *b, char **cause)
 {
 	const char	*name, *parser = NULL, *args = NULL;
 	json_t		*params, *cmd = NULL, *metrics = NULL;
+	json_t		*install = NULL, *server = NULL;
 	json_error_t	 err;
 	json_int_t	 timeout = -1;
 	int		 custom;
 
 	b->iterations = b->warmups = -1;
 	if (json_unpack_ex(o, &err, JSON_STRICT,
-	    "{s:s, s:b, s:o, s?i, s?i, s?I, s?o, s?s, s?s, s?o}",
+	    "{s:s, s:b, s:o, s?i, s?i, s?I, s?o, s?s, s?s, s?o, s?o, s?o}",
 	    "name", &name, "custom", &custom, "params", &params,
 	    "iterations", &b->iterations, "warmups", &b->warmups,
 	    "timeout_ms", &timeout, "command", &cmd, "parser", &parser,
-	    "parser_args", &args, "metrics", &metrics) != 0)
+	    "parser_args", &args, "metrics", &metrics, "install", &install,
+	    "server", &server) != 0)
 		return job_json_fail(cause, "benchmark", err.text);
 	b->name = xstrdup(name);
 	b->custom = custom;
 	b->timeout_ms = (long)timeout;
 	b->parser = job_json_dup(parser);
 	b->parser_args = job_json_dup(args);
-	if (job_json_params_get(params, b, cause) == -1)
+	if (job_json_params_get(params, b, cause) == -1 ||
+	    job_json_setup_get(install, server, b, cause) == -1)
 		return -1;
 	return job_json_resolved_get(cmd, metrics, b, cause);
 }
@@ -479,6 +617,18 @@ job_print_list(FILE *f, char **v, size_t n)
 	fputc(']', f);
 }
 
+/* Prints a kernel's patch list: "    patches: [1, 2]". */
+static void
+job_print_ints(FILE *f, const int *v, size_t n)
+{
+	size_t	i;
+
+	fputs("    patches: [", f);
+	for (i = 0; i < n; i++)
+		fprintf(f, "%s%d", i > 0 ? ", " : "", v[i]);
+	fputs("]\n", f);
+}
+
 /* Prints a duration in its largest exact unit. */
 static void
 job_print_duration(FILE *f, const char *indent, long ms)
@@ -509,10 +659,52 @@ job_print_kernel(FILE *f, const struct job_kernel *k)
 	job_print_kv(f, "    ", "git", k->git);
 	job_print_kv(f, "    ", "base", k->base);
 	job_print_kv(f, "    ", "series", k->series);
-	if (k->patches != -1)
-		fprintf(f, "    patches: %d\n", k->patches);
+	if (k->series != NULL)
+		job_print_ints(f, k->patches, k->npatches);
 	job_print_kv(f, "    ", "config", k->config);
+	if (k->nfragments > 0) {
+		fputs("    fragments: ", f);
+		job_print_list(f, k->fragments, k->nfragments);
+		fputc('\n', f);
+	}
+	job_print_kv(f, "    ", "arch", k->arch);
+	job_print_kv(f, "    ", "cross_compile", k->cross_compile);
 	job_print_kv(f, "    ", "cmdline", k->cmdline);
+}
+
+/* Prints how the tool is installed and the server it needs, if said. */
+static void
+job_print_setup(FILE *f, const char *indent, const struct job_benchmark *b)
+{
+	size_t	n;
+
+	if (b->install.package != NULL || b->install.source != NULL) {
+		fprintf(f, "%sinstall: {", indent);
+		if (b->install.package != NULL) {
+			fputs("package: ", f);
+			job_print_scalar(f, b->install.package);
+		} else {
+			fputs("source: ", f);
+			job_print_scalar(f, b->install.source);
+		}
+		for (n = 0; b->install.build != NULL &&
+		    b->install.build[n] != NULL; n++)
+			;
+		if (n > 0) {
+			fputs(", build: ", f);
+			job_print_list(f, b->install.build, n);
+		}
+		fputs("}\n", f);
+	}
+	if (b->server.argv == NULL)
+		return;
+	for (n = 0; b->server.argv[n] != NULL; n++)
+		;
+	fprintf(f, "%sserver: {command: ", indent);
+	job_print_list(f, b->server.argv, n);
+	if (b->server.port > 0)
+		fprintf(f, ", port: %d", b->server.port);
+	fputs("}\n", f);
 }
 
 /* Prints the command, parser and metrics of a benchmark. */
@@ -545,6 +737,7 @@ job_print_resolved(FILE *f, const char *indent, const struct job_benchmark *b)
 		fputs("}\n", f);
 	}
 	free(sub);
+	job_print_setup(f, indent, b);
 }
 
 /* Prints one benchmark as a list item. */

@@ -240,6 +240,7 @@ static int
 build_setup(struct build *b, char **cause)
 {
 	const struct kbuild_spec *sp = b->spec;
+	const char *env;
 	char path[PATH_MAX];
 	long cpus;
 
@@ -255,8 +256,12 @@ build_setup(struct build *b, char **cause)
 	b->repo = xstrdup(path);
 	b->cache_dir = sp->cache_dir != NULL ? xstrdup(sp->cache_dir) :
 	    kernels_cache_dir();
-	b->work_dir = sp->work_dir != NULL ? xstrdup(sp->work_dir) :
-	    xasprintf("%s/.work", b->cache_dir);
+	if (sp->work_dir != NULL)
+		b->work_dir = xstrdup(sp->work_dir);
+	else if ((env = getenv("HILAB_KERNEL_WORK")) != NULL && *env != '\0')
+		b->work_dir = xstrdup(env);
+	else
+		b->work_dir = xasprintf("%s/.work", b->cache_dir);
 	cpus = sysconf(_SC_NPROCESSORS_ONLN);
 	b->jobs = sp->jobs > 0 ? sp->jobs : cpus > 0 ? (int)cpus : 1;
 	if (build_arch(b, cause) == -1 || build_versions(b, cause) == -1)
@@ -414,7 +419,8 @@ build_open_tree(struct build *b, const int *missing, char **cause)
 	int rc = -1;
 
 	build_progress(b, "worktree %s at %.12s", dir, b->base);
-	b->wt = worktree_open(b->repo, dir, b->base, b->cb, b->arg, cause);
+	b->wt = worktree_open(b->repo, dir, b->base, b->spec->tool_output,
+	    b->arg, cause);
 	if (b->wt == NULL)
 		goto out;
 	for (i = 0; i < b->nv; i++) {

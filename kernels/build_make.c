@@ -37,8 +37,9 @@ build_make_run(struct build_make *m, const char *const *args, char **cause)
 {
 	struct build *b = m->b;
 	char *argv[32], *env[8];
-	struct spawn s = { .argv = argv, .env = env, .cb = b->cb,
-	    .arg = b->arg, .log_fd = m->log_fd, .output = &m->output };
+	struct spawn s = { .argv = argv, .env = env,
+	    .cb = b->spec->tool_output, .arg = b->arg, .log_fd = m->log_fd,
+	    .output = &m->output };
 	size_t n = 0, e = 0, i;
 	int rc;
 

@@ -40,8 +40,11 @@ struct kbuild_spec {
 	const char	*arch;		/* NULL: the host's; "x86_64", "arm64" */
 	const char	*cross_compile;	/* NULL: the default for arch */
 	const char	*cache_dir;	/* builds; NULL: kernels_cache_dir() */
-	const char	*work_dir;	/* worktrees; NULL: cache_dir/.work */
+	/* worktrees; NULL: HILAB_KERNEL_WORK, else cache_dir/.work */
+	const char	*work_dir;
 	int		 jobs;		/* make -jN; 0: online CPUs */
+	/* Each line git and make print (also in build.log), or NULL. */
+	kbuild_progress_cb tool_output;
 	/* NULL: cumulative variants base, patch 1, ..., patch 1-N */
 	const struct kbuild_variant *variants;
 	size_t		 nvariants;

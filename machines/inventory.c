@@ -1001,6 +1001,7 @@ static const struct inv_key inv_machine_keys[] = {
     {"arch", inv_parse_arch, MACH(arch), 0, 0, 0, NULL},
     {"cpu_model", inv_parse_str, MACH(cpu_model), 0, 0, 0, NULL},
     {"notes", inv_parse_str, MACH(notes), INV_EMPTY_OK, 0, 0, NULL},
+    {"mirror", inv_parse_path, MACH(mirror), 0, 0, 0, NULL},
     {"topology", inv_parse_section, MACH(topo), 0, 0, 0, inv_topology_keys},
     {"ssh", inv_parse_section, MACH(ssh), INV_REQUIRED, 0, 0, inv_ssh_keys},
     {"libvirt", inv_parse_section, MACH(libvirt), 0, 0, 0, inv_libvirt_keys},
@@ -1777,6 +1778,7 @@ inventory_print_machine(FILE *fp, const struct machine *m)
 	inv_print_ssh(fp, &m->ssh);
 	if (m->kind == MACHINE_LIBVIRT)
 		inv_print_libvirt(fp, &m->libvirt);
+	inv_print_str(fp, 2, "mirror", m->mirror);
 	inv_print_str(fp, 2, "notes", m->notes);
 }
 
@@ -1806,6 +1808,7 @@ machine_free(struct machine *m)
 	free(m->arch);
 	free(m->cpu_model);
 	free(m->notes);
+	free(m->mirror);
 	free(m->topo.llc_groups);
 	free(m->ssh.host);
 	free(m->ssh.user);

@@ -72,6 +72,9 @@ struct machine {
 	struct machine_topology	 topo;
 	struct machine_ssh	 ssh;	/* for libvirt: the forwarded address */
 	char			*notes;
+	char			*mirror;	/* controller directory of .deb
+						   files and source tarballs
+						   for benchmarks, or NULL */
 	struct machine_libvirt	 libvirt; /* kind libvirt only */
 };
 

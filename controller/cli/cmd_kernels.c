@@ -9,8 +9,8 @@
 #include "common/xmalloc.h"
 #include "controller/cli/cli.h"
 #include "jobs/job.h"
+#include "jobs/job_build.h"
 #include "kernels/kernels.h"
-#include "kernels/series.h"
 
 #define KERNELS_USAGE	"usage: hilab kernels list | show ID | build FILE"
 /* Lines of the build log "hilab kernels show" prints. */
@@ -177,65 +177,6 @@ kernels_show(const struct cli_options *o, const char *id)
 	return CLI_EXIT_OK;
 }
 
-/* Kernels of a job that share repository, base, series and config. */
-struct kernels_group {
-	const struct job_kernel	 *first;
-	const struct job_kernel	**members;
-	size_t			  n;
-};
-
-/* Returns path relative to the job file's directory (caller frees). */
-static char *
-kernels_path(const char *job_path, const char *path)
-{
-	char *copy, *p;
-
-	if (path == NULL)
-		return NULL;
-	if (*path == '/' || strstr(path, "://") != NULL)
-		return xstrdup(path);
-	copy = xstrdup(job_path);
-	p = xasprintf("%s/%s", dirname(copy), path);
-	free(copy);
-	return p;
-}
-
-/* Returns whether two optional strings are equal. */
-static int
-kernels_same(const char *a, const char *b)
-{
-	return (a == NULL && b == NULL) ||
-	    (a != NULL && b != NULL && strcmp(a, b) == 0);
-}
-
-/* Groups the job's built kernels by what their builds share. */
-static struct kernels_group *
-kernels_groups(const struct job *job, size_t *n)
-{
-	struct kernels_group *g = xcalloc(job->nkernels + 1, sizeof *g);
-	const struct job_kernel *k;
-	size_t i, j;
-
-	*n = 0;
-	for (i = 0; i < job->nkernels; i++) {
-		k = &job->kernels[i];
-		if (k->kind != JOB_KERNEL_BUILD)
-			continue;
-		for (j = 0; j < *n; j++)
-			if (kernels_same(g[j].first->git, k->git) &&
-			    kernels_same(g[j].first->base, k->base) &&
-			    kernels_same(g[j].first->series, k->series) &&
-			    kernels_same(g[j].first->config, k->config))
-				break;
-		if (j == *n)
-			g[(*n)++].first = k;
-		g[j].members = xreallocarray(g[j].members, g[j].n + 1,
-		    sizeof *g[j].members);
-		g[j].members[g[j].n++] = k;
-	}
-	return g;
-}
-
 /* Prints build progress on stderr. */
 static void
 kernels_progress_cb(const char *line, void *arg)
@@ -244,167 +185,50 @@ kernels_progress_cb(const char *line, void *arg)
 	fprintf(stderr, "%s\n", line);
 }
 
-/* Sets the spec's config: a file if one is there, else a make target. */
+/* Prints what each built kernel of the job became. */
 static void
-kernels_spec_config(struct kbuild_spec *spec, const char *job_path,
-    const char *config, char **path)
-{
-	*path = kernels_path(job_path, config);
-	if (config == NULL)
-		return;
-	if (access(*path, F_OK) != 0 && strchr(config, '/') == NULL &&
-	    strlen(config) > 6 &&
-	    strcmp(config + strlen(config) - 6, "config") == 0)
-		spec->config_target = config;
-	else
-		spec->config = *path;
-}
-
-/* Returns how many patches of the series there are; -1 with *cause. */
-static int
-kernels_series_len(const char *series, char **cause)
-{
-	struct series *s;
-	int n;
-
-	if (series == NULL)
-		return 0;
-	if ((s = series_load(series, cause)) == NULL)
-		return -1;
-	n = (int)s->n;
-	series_free(s);
-	return n;
-}
-
-/* Fills one variant per member: its first N patches. */
-static int
-kernels_variants(const struct kernels_group *g, int total,
-    struct kbuild_variant *v, int *numbers, char **cause)
-{
-	size_t i;
-	int n;
-
-	for (i = 0; i < (size_t)total; i++)
-		numbers[i] = (int)i + 1;
-	for (i = 0; i < g->n; i++) {
-		n = g->members[i]->patches < 0 ? total :
-		    g->members[i]->patches;
-		if (n > total) {
-			*cause = xasprintf("kernel \"%s\": %d patches, but the "
-			    "series has %d", g->members[i]->name, n, total);
-			return -1;
-		}
-		v[i].patches = numbers;
-		v[i].n = (size_t)n;
-	}
-	return 0;
-}
-
-/* Prints (or adds to arr) what each member of a group became. */
-static void
-kernels_print_results(const struct cli_options *o,
-    const struct kernels_group *g, const struct kbuild_result *r,
-    json_t *arr)
+kernels_print_built(const struct job_built *b, size_t n)
 {
 	size_t i;
 
-	for (i = 0; i < g->n; i++) {
-		if (o->json)
-			json_array_append_new(arr, json_pack("{s:s, s:s, "
-			    "s:s, s:b, s:f, s:s, s:s}", "kernel",
-			    g->members[i]->name, "variant", r[i].name,
-			    "build_id", r[i].build_id, "cached", r[i].cached,
-			    "seconds", r[i].seconds, "image", r[i].image,
-			    "release", r[i].release));
-		else
-			printf("%-16s  %-12s  %-16s  %-6s  %7.1f  %s\n",
-			    g->members[i]->name, r[i].name, r[i].build_id,
-			    r[i].cached ? "cached" : "built", r[i].seconds,
-			    r[i].image);
-	}
-}
-
-/* Builds the kernels of one group; -1 with *cause. */
-static int
-kernels_build_group(const struct cli_options *o, const char *job_path,
-    const struct kernels_group *g, json_t *arr, char **cause)
-{
-	struct kbuild_spec spec = { 0 };
-	struct kbuild_variant *v = xcalloc(g->n, sizeof *v);
-	struct kbuild_result *r = NULL;
-	char *git, *series, *config = NULL;
-	int total, *numbers = NULL, rc = -1;
-	size_t n = 0;
-
-	git = kernels_path(job_path, g->first->git);
-	series = kernels_path(job_path, g->first->series);
-	if (strstr(git, "://") != NULL) {
-		*cause = xasprintf("kernel \"%s\": git \"%s\": only a local "
-		    "repository can be built (clone it, name its path)",
-		    g->first->name, git);
-		goto out;
-	}
-	if ((total = kernels_series_len(series, cause)) == -1)
-		goto out;
-	numbers = xcalloc((size_t)total + 1, sizeof *numbers);
-	if (kernels_variants(g, total, v, numbers, cause) == -1)
-		goto out;
-	spec.git = git;
-	spec.base = g->first->base;
-	spec.series = series;
-	kernels_spec_config(&spec, job_path, g->first->config, &config);
-	spec.variants = v;
-	spec.nvariants = g->n;
-	if (kernels_build_series(&spec, kernels_progress_cb, NULL, &r, &n,
-	    cause) == -1)
-		goto out;
-	kernels_print_results(o, g, r, arr);
-	rc = 0;
-out:
-	kernels_results_free(r, n);
-	free(numbers);
-	free(v);
-	free(git);
-	free(series);
-	free(config);
-	return rc;
+	printf("%-16s  %-12s  %-16s  %-6s  %7s  %s\n", "KERNEL", "VARIANT",
+	    "BUILD ID", "STATE", "SECONDS", "IMAGE");
+	for (i = 0; i < n; i++)
+		printf("%-16s  %-12s  %-16s  %-6s  %7.1f  %s\n", b[i].kernel,
+		    b[i].variant, b[i].build_id, b[i].cached ? "cached" :
+		    "built", b[i].seconds, b[i].image);
 }
 
 /* hilab kernels build FILE: builds (or finds) the job's kernels. */
 static int
 kernels_build(const struct cli_options *o, const char *path)
 {
-	struct kernels_group *g;
+	struct job_build_opts opts = { .cb = kernels_progress_cb,
+	    .tool_output = kernels_progress_cb };
+	struct job_built *b = NULL;
 	struct job *job;
-	json_t *arr = json_array();
+	json_t *arr;
 	char *cause = NULL;
-	size_t n = 0, i;
+	size_t n = 0;
 	int rc = CLI_EXIT_OK;
 
 	if ((job = job_load(path, NULL, NULL, &cause)) == NULL) {
 		fprintf(stderr, "%s\n", cause);
 		free(cause);
-		json_decref(arr);
 		return CLI_EXIT_USAGE;
 	}
-	g = kernels_groups(job, &n);
-	if (n == 0)
+	if (job_build_kernels(job, &opts, &b, &n, &cause) == -1) {
+		rc = cli_error(CLI_EXIT_FAIL, "%s: %s", path, cause);
+		free(cause);
+	} else if (n == 0)
 		fprintf(stderr, "hilab: %s: no kernels to build\n", path);
-	if (!o->json && n > 0)
-		printf("%-16s  %-12s  %-16s  %-6s  %7s  %s\n", "KERNEL",
-		    "VARIANT", "BUILD ID", "STATE", "SECONDS", "IMAGE");
-	for (i = 0; i < n && rc == CLI_EXIT_OK; i++) {
-		if (kernels_build_group(o, path, &g[i], arr, &cause) == -1) {
-			rc = cli_error(CLI_EXIT_FAIL, "%s", cause);
-			free(cause);
-		}
-	}
-	if (o->json && rc == CLI_EXIT_OK)
+	else if (o->json) {
+		arr = job_built_to_json(b, n);
 		cli_print_json(arr);
-	for (i = 0; i < n; i++)
-		free(g[i].members);
-	free(g);
-	json_decref(arr);
+		json_decref(arr);
+	} else
+		kernels_print_built(b, n);
+	job_built_free(b, n);
 	job_free(job);
 	return rc;
 }

@@ -36,6 +36,28 @@ wait_progress(const struct db_job *j, bool tty, int *last_done)
 	*last_done = ended;
 }
 
+/* Prints the job's kernel build steps logged since *after (on its own line). */
+static void
+wait_builds(struct db *db, const struct db_job *j, bool tty, int64_t *after)
+{
+	struct db_event *v;
+	char *cause = NULL;
+	size_t n, i;
+
+	if (db_event_list(db, j->id, *after, &v, &n, &cause) == -1) {
+		free(cause);
+		return;
+	}
+	for (i = 0; i < n; i++) {
+		*after = v[i].id;
+		if (strncmp(v[i].message, "kernel build: ", 14) == 0)
+			printf("%sjob %lld: %s\n", tty ? "\r\033[K" : "",
+			    (long long)j->id, v[i].message);
+	}
+	fflush(stdout);
+	db_event_list_free(v, n);
+}
+
 /* True once the job reached an end state. */
 static bool
 wait_ended(const struct db_job *j)
@@ -73,6 +95,7 @@ cmd_wait(const struct cli_options *o, int argc, char **argv)
 	struct db *db;
 	char *cause = NULL;
 	int last = -1, rc;
+	int64_t last_event = 0;
 	long long id;
 
 	if (wait_args(argc, argv, &id, &timeout) == -1)
@@ -86,6 +109,8 @@ cmd_wait(const struct cli_options *o, int argc, char **argv)
 			rc = cli_error(CLI_EXIT_FAIL, "%s", cause);
 			goto out;
 		}
+		if (j->state == DB_QUEUED || last_event > 0)
+			wait_builds(db, j, tty, &last_event);
 		wait_progress(j, tty, &last);
 		if (wait_ended(j))
 			break;

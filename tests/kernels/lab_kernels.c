@@ -119,6 +119,7 @@ lab_spec(struct kbuild_spec *spec, char **argv, const char *series,
 	spec->arch = "x86_64";
 	spec->cache_dir = xasprintf("%s/cache/builds", argv[3]);
 	spec->work_dir = xasprintf("%s/work", argv[3]);
+	spec->tool_output = lab_progress_cb;
 }
 
 /* Frees what lab_spec allocated. */

@@ -158,9 +158,9 @@ job_add(struct db *db, const struct catalog *cat, const char *text,
 
 		cmdline = job_kernel_cmdline(*job, k);
 		spec = xasprintf("{\"image\":%s%s%s,\"kind\":\"%s\","
-		    "\"patches\":%d}", k->image ? "\"" : "",
+		    "\"patches\":%zu}", k->image ? "\"" : "",
 		    k->image ? k->image : "null", k->image ? "\"" : "",
-		    job_kernel_kind_name(k->kind), k->patches);
+		    job_kernel_kind_name(k->kind), k->npatches);
 		if (((*kernels)[i] = db_kernel_upsert(db, k->name, cmdline,
 		    spec, &cause)) == -1)
 			die("kernel", cause);
