@@ -20,6 +20,7 @@
 #include "controller/control.h"
 #include "controller/daemon.h"
 #include "controller/paths.h"
+#include "controller/sweeper.h"
 #include "db/db.h"
 #include "machines/inventory.h"
 #include "machines/libvirt.h"
@@ -171,6 +172,7 @@ hilabd_loop(struct daemon *d, struct db *db, struct control *ctl)
 	struct pollfd pfd = { .fd = control_fd(ctl), .events = POLLIN };
 
 	while (!hilabd_quit) {
+		sweeper_tick(d, db);
 		if (planner_tick(d, db))
 			daemon_nudge(d);
 		if (poll(&pfd, 1, HILABD_TICK_MS) > 0 &&

@@ -35,8 +35,12 @@ struct worker_run {
 	int64_t			 last_seq;
 	bool			 cancelled;
 	bool			 db_failed;
+	bool			 recovered;	/* host power-cycled: run again */
 	struct worker_exec	 exec;		/* from worker_setup_begin */
 };
+
+static void	worker_retry(struct worker_ctx *, const struct db_run *,
+		    const char *);
 
 const char *
 worker_name(const struct worker_ctx *ctx)
@@ -45,7 +49,7 @@ worker_name(const struct worker_ctx *ctx)
 }
 
 /* Logs to stderr and to the events table. */
-static void
+void
 worker_event(struct worker_ctx *ctx, const struct db_run *r,
     enum db_level level, const char *msg)
 {
@@ -63,7 +67,7 @@ worker_event(struct worker_ctx *ctx, const struct db_run *r,
 }
 
 /* Records the machine's health; a failure to record it is only logged. */
-static void
+void
 worker_health(struct worker_ctx *ctx, enum db_health health)
 {
 	char *cause = NULL;
@@ -277,7 +281,13 @@ worker_execute(struct worker_ctx *ctx, struct worker_run *wr,
 	if (wr->db_failed || wr->cancelled)
 		return -1;
 	worker_event(ctx, wr->run, DB_WARN, *cause);
-	return worker_reattach(ctx, wr, run_id, cause);
+	if (worker_reattach(ctx, wr, run_id, cause) == 0)
+		return 0;
+	/* The host is gone: power-cycle it, then run it again. */
+	if (ctx->conn == NULL && !wr->db_failed && !wr->cancelled &&
+	    recover_host(ctx, wr->run, cause) == 0)
+		wr->recovered = true;
+	return -1;
 }
 
 /*
@@ -405,7 +415,8 @@ worker_prepare(struct worker_ctx *ctx, struct worker_run *wr, bool boot,
 	}
 	if (boot && worker_boot(ctx, wr->run, cause) == -1)
 		return -1;
-	if (worker_connect(ctx, cause) == -1) {
+	if (worker_connect(ctx, cause) == -1 &&
+	    recover_host(ctx, wr->run, cause) == -1) {
 		worker_health(ctx, DB_HEALTH_BAD);
 		return -1;
 	}
@@ -441,7 +452,10 @@ worker_run_one(struct worker_ctx *ctx, const struct db_run *r)
 	    r->round);
 	rc = worker_execute(ctx, &wr, run_id, &cause);
 	worker_setup_end(ctx, r);
-	worker_finish(ctx, &wr, run_id, rc, cause);
+	if (wr.recovered)
+		worker_retry(ctx, r, "interrupted: its host was power-cycled");
+	else
+		worker_finish(ctx, &wr, run_id, rc, cause);
 out:
 	worker_setup_end(ctx, r);
 	worker_exec_clear(&wr.exec);
@@ -472,6 +486,10 @@ worker_retry(struct worker_ctx *ctx, const struct db_run *r, const char *why)
 	msg = xasprintf("%s; run again as run %lld", why, (long long)id);
 	worker_fail(ctx, r, msg);
 	free(msg);
+	if (db_run_set_retried(ctx->db, r->id, id, &cause) == -1) {
+		log_warn(worker_name(ctx), "%s", cause);
+		free(cause);
+	}
 }
 
 /* Collects a run a previous controller left running on the host. */

@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "controller/daemon.h"
+#include "db/db.h"
 #include "jobs/plan.h"
 #include "machines/verify.h"
 
@@ -54,6 +55,22 @@ int	worker_connect(struct worker_ctx *, char **cause);
 void	worker_disconnect(struct worker_ctx *);
 /* True if someone asked to cancel the job (false if it cannot be read). */
 bool	worker_cancel_requested(struct worker_ctx *, int64_t job_id);
+/* Logs a message and adds it to the run's events (r may be NULL). */
+void	worker_event(struct worker_ctx *, const struct db_run *r,
+	    enum db_level, const char *msg);
+/* Records the machine's health; a failure to record it is only logged. */
+void	worker_health(struct worker_ctx *, enum db_health);
+
+/*
+ * Brings back an ssh machine with power control that stopped answering
+ * (recover.c): one power cycle, then its agent again within the machine's
+ * boot timeout, each step an event of run r.  Returns 0 once the agent is
+ * connected.  Returns -1 with *cause (replaced: it names the host, the
+ * power cycle and how long it waited) and the machine's health bad when
+ * that failed; -1 with *cause kept when the machine has no power control.
+ */
+int	recover_host(struct worker_ctx *, const struct db_run *r,
+	    char **cause);
 
 /*
  * Makes sure the machine runs the run's kernel, booting it (once per job,

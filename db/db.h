@@ -208,6 +208,12 @@ int	db_run_set_state(struct db *, int64_t id, enum db_state,
 	    const char *error, char **cause);
 int	db_run_set_console(struct db *, int64_t id, const char *excerpt,
 	    char **cause);
+/*
+ * Records that run id is done again as run again: it then neither fails
+ * its job nor counts in comparison tables (its samples stay).
+ */
+int	db_run_set_retried(struct db *, int64_t id, int64_t again,
+	    char **cause);
 /* Cancels the queued runs of a job; returns how many, or -1. */
 int64_t	db_run_cancel_queued(struct db *, int64_t job, char **cause);
 void	db_run_free(struct db_run *);
@@ -287,5 +293,70 @@ int	db_event_add(struct db *, int64_t job, int64_t run,
 int	db_event_list(struct db *, int64_t job, int64_t after_id,
 	    struct db_event **, size_t *, char **cause);
 void	db_event_list_free(struct db_event *, size_t);
+
+/*
+ * Sweeps: a job file queued again every interval (aligned to a local time
+ * of day when at_minute >= 0).  hilabd queues due sweeps and compares each
+ * done job of a sweep with the done job before it.
+ */
+struct db_sweep {
+	int64_t		 id;
+	char		*name;
+	char		*file;		/* absolute path of the job file */
+	int64_t		 interval_ms;
+	int		 at_minute;	/* minutes after local midnight, -1 */
+	bool		 enabled;
+	int64_t		 next_at;
+	int64_t		 last_job;	/* 0 if none yet */
+	enum db_state	 last_state;	/* of last_job, when there is one */
+	int64_t		 checked_job;	/* newest job compared, 0 if none */
+	int64_t		 created_at;
+};
+
+/*
+ * The first slot after now: anchor + k * interval_ms with k the smallest
+ * integer that passes now; with at_minute >= 0 the anchor is that local
+ * time of now's day instead.
+ */
+int64_t	db_sweep_next_at(int64_t interval_ms, int at_minute, int64_t anchor,
+	    int64_t now);
+/* Adds an enabled sweep first due at next_at; returns its id or -1. */
+int64_t	db_sweep_add(struct db *, const char *name, const char *file,
+	    int64_t interval_ms, int at_minute, int64_t next_at, char **cause);
+/* Returns a sweep by name, or NULL with *cause set (also if unknown). */
+struct db_sweep *db_sweep_get(struct db *, const char *name, char **cause);
+/* Every sweep, by name. */
+int	db_sweep_list(struct db *, struct db_sweep **, size_t *, char **cause);
+/* Enabled sweeps with next_at <= now, most overdue first. */
+int	db_sweep_due(struct db *, int64_t now, struct db_sweep **, size_t *,
+	    char **cause);
+/* Removes a sweep; its jobs and events stay, unlinked. */
+int	db_sweep_remove(struct db *, const char *name, char **cause);
+int	db_sweep_set_enabled(struct db *, const char *name, bool,
+	    char **cause);
+/* Moves a sweep's next run (a skipped or invalid run). */
+int	db_sweep_set_next(struct db *, int64_t id, int64_t next_at,
+	    char **cause);
+/*
+ * Queues a job for a sweep in one transaction: the job linked to the
+ * sweep, which gets it as last_job and next_at.  Returns the job id or -1.
+ */
+int64_t	db_sweep_queue(struct db *, int64_t id, const char *name,
+	    const char *file, const char *spec, int64_t next_at, char **cause);
+/* Records that the sweep's jobs up to job have been compared. */
+int	db_sweep_set_checked(struct db *, int64_t id, int64_t job,
+	    char **cause);
+/* The jobs a sweep queued, newest first, with their run counts. */
+int	db_sweep_jobs(struct db *, int64_t id, struct db_job **, size_t *,
+	    char **cause);
+/* Logs an event about a sweep; job may be 0. */
+int	db_sweep_event_add(struct db *, int64_t id, int64_t job,
+	    enum db_level, char **cause, const char *fmt, ...)
+	    __attribute__((format(printf, 6, 7)));
+/* The events of a sweep, oldest first (free with db_event_list_free). */
+int	db_sweep_events(struct db *, int64_t id, struct db_event **, size_t *,
+	    char **cause);
+void	db_sweep_free(struct db_sweep *);
+void	db_sweep_list_free(struct db_sweep *, size_t);
 
 #endif

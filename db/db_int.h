@@ -35,6 +35,25 @@ int		 db_failx(struct db *, char **cause, const char *fmt, ...)
 /* Creates every missing directory above path. */
 int		 db_mkdir_parents(const char *path, char **cause);
 
+/* Where an event belongs: ids may be 0, machine NULL. */
+struct db_event_at {
+	int64_t		 job;
+	int64_t		 run;
+	int64_t		 sweep;
+	const char	*machine;
+};
+
+/* The columns db_event_collect reads, in its order. */
+#define DB_EVENT_SELECT \
+	"SELECT id, time, job, run, machine, level, message FROM events "
+
+/* Inserts one event. */
+int		 db_event_insert(struct db *, const struct db_event_at *,
+		    enum db_level, const char *msg, char **cause);
+/* Reads every row of a bound DB_EVENT_SELECT statement into *out. */
+int		 db_event_collect(struct db *, sqlite3_stmt *,
+		    struct db_event **out, size_t *n, char **cause);
+
 void		 db_bind_text(sqlite3_stmt *, int, const char *);
 /* Binds v, or NULL when v is 0 (ids and times). */
 void		 db_bind_opt(sqlite3_stmt *, int, int64_t);

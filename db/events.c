@@ -6,36 +6,47 @@
 #include "common/xmalloc.h"
 #include "db/db_int.h"
 
+/* Inserts one event; job, run and sweep may be 0 and machine NULL. */
+int
+db_event_insert(struct db *db, const struct db_event_at *at,
+    enum db_level level, const char *msg, char **cause)
+{
+	static const char	 sql[] = "INSERT INTO events (time, job, run, "
+	    "sweep, machine, level, message) VALUES (?1, ?2, ?3, ?4, ?5, ?6, "
+	    "?7)";
+	sqlite3_stmt		*s;
+
+	if ((s = db_stmt(db, sql, cause)) == NULL)
+		return -1;
+	sqlite3_bind_int64(s, 1, db_now_ms());
+	db_bind_opt(s, 2, at->job);
+	db_bind_opt(s, 3, at->run);
+	db_bind_opt(s, 4, at->sweep);
+	db_bind_text(s, 5, at->machine);
+	db_bind_text(s, 6, db_level_name(level));
+	db_bind_text(s, 7, msg);
+	return db_exec_stmt(db, s, "add event", cause);
+}
+
 /* Logs an event; job and run may be 0 and machine NULL. */
 int
 db_event_add(struct db *db, int64_t job, int64_t run, const char *machine,
     enum db_level level, char **cause, const char *fmt, ...)
 {
-	static const char	 sql[] = "INSERT INTO events (time, job, run, "
-	    "machine, level, message) VALUES (?1, ?2, ?3, ?4, ?5, ?6)";
-	sqlite3_stmt		*s;
+	struct db_event_at	 at = { job, run, 0, machine };
 	va_list			 ap;
 	char			*msg;
-	int			 rc = -1;
+	int			 rc;
 
 	va_start(ap, fmt);
 	msg = xvasprintf(fmt, ap);
 	va_end(ap);
-	if ((s = db_stmt(db, sql, cause)) == NULL)
-		goto out;
-	sqlite3_bind_int64(s, 1, db_now_ms());
-	db_bind_opt(s, 2, job);
-	db_bind_opt(s, 3, run);
-	db_bind_text(s, 4, machine);
-	db_bind_text(s, 5, db_level_name(level));
-	db_bind_text(s, 6, msg);
-	rc = db_exec_stmt(db, s, "add event", cause);
-out:
+	rc = db_event_insert(db, &at, level, msg, cause);
 	free(msg);
 	return rc;
 }
 
-/* Fills e from an events row. */
+/* Fills e from a row of DB_EVENT_SELECT. */
 static void
 event_read(sqlite3_stmt *s, struct db_event *e)
 {
@@ -54,25 +65,15 @@ event_read(sqlite3_stmt *s, struct db_event *e)
 	e->message = db_column_text(s, 6);
 }
 
-/* Events with id > after_id, of one job (or all when job is 0). */
+/* Reads every row of a bound DB_EVENT_SELECT statement into *out. */
 int
-db_event_list(struct db *db, int64_t job, int64_t after_id,
-    struct db_event **out, size_t *n, char **cause)
+db_event_collect(struct db *db, sqlite3_stmt *s, struct db_event **out,
+    size_t *n, char **cause)
 {
-	static const char	 all[] = "SELECT id, time, job, run, machine, "
-	    "level, message FROM events WHERE id > ?2 AND ?1 = 0 ORDER BY id";
-	static const char	 one[] = "SELECT id, time, job, run, machine, "
-	    "level, message FROM events WHERE job = ?1 AND id > ?2 "
-	    "ORDER BY id";
-	sqlite3_stmt		*s;
-	int			 rc;
+	int	rc;
 
 	*out = NULL;
 	*n = 0;
-	if ((s = db_stmt(db, job == 0 ? all : one, cause)) == NULL)
-		return -1;
-	sqlite3_bind_int64(s, 1, job);
-	sqlite3_bind_int64(s, 2, after_id);
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
 		*out = xreallocarray(*out, *n + 1, sizeof **out);
 		event_read(s, &(*out)[(*n)++]);
@@ -85,6 +86,26 @@ db_event_list(struct db *db, int64_t job, int64_t after_id,
 		return db_fail(db, cause, "list events");
 	}
 	return 0;
+}
+
+/* Events with id > after_id, of one job (or all when job is 0). */
+int
+db_event_list(struct db *db, int64_t job, int64_t after_id,
+    struct db_event **out, size_t *n, char **cause)
+{
+	static const char	 all[] = DB_EVENT_SELECT
+	    "WHERE id > ?2 AND ?1 = 0 ORDER BY id";
+	static const char	 one[] = DB_EVENT_SELECT
+	    "WHERE job = ?1 AND id > ?2 ORDER BY id";
+	sqlite3_stmt		*s;
+
+	*out = NULL;
+	*n = 0;
+	if ((s = db_stmt(db, job == 0 ? all : one, cause)) == NULL)
+		return -1;
+	sqlite3_bind_int64(s, 1, job);
+	sqlite3_bind_int64(s, 2, after_id);
+	return db_event_collect(db, s, out, n, cause);
 }
 
 /* Frees a list from db_event_list. */

@@ -18,7 +18,7 @@
 	"(SELECT count(*) FROM runs r WHERE r.job = j.id " \
 	"AND r.state = 'done'), " \
 	"(SELECT count(*) FROM runs r WHERE r.job = j.id " \
-	"AND r.state = 'failed'), " \
+	"AND r.state = 'failed' AND r.retried_as IS NULL), " \
 	"(SELECT count(*) FROM runs r WHERE r.job = j.id " \
 	"AND r.state = 'cancelled') FROM jobs j "
 

@@ -213,6 +213,25 @@ db_run_set_console(struct db *db, int64_t id, const char *excerpt,
 	return 0;
 }
 
+/* Records that a run is done again as run again. */
+int
+db_run_set_retried(struct db *db, int64_t id, int64_t again, char **cause)
+{
+	static const char	 sql[] = "UPDATE runs SET retried_as = ?2 "
+	    "WHERE id = ?1";
+	sqlite3_stmt		*s;
+
+	if ((s = db_stmt(db, sql, cause)) == NULL)
+		return -1;
+	sqlite3_bind_int64(s, 1, id);
+	sqlite3_bind_int64(s, 2, again);
+	if (db_exec_stmt(db, s, "set run retried", cause) == -1)
+		return -1;
+	if (sqlite3_changes(db->h) == 0)
+		return db_failx(db, cause, "no run %" PRId64, id);
+	return 0;
+}
+
 /* Cancels the queued runs of a job; returns how many. */
 int64_t
 db_run_cancel_queued(struct db *db, int64_t job, char **cause)

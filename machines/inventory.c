@@ -41,6 +41,7 @@
 #define INV_SIZE    "a size from 1M to 16T such as \"4G\" or \"512M\""
 #define INV_CPULIST "a cpu list such as \"0-3,8\""
 #define INV_LLC     "cpu lists split by \";\" such as \"0-3;4-7\""
+#define INV_ARGV    "a command such as [pdu, off, \"3\"]"
 
 /* One error, kept for sorting. */
 struct inv_error {
@@ -909,11 +910,99 @@ inv_parse_llc(struct inv_file *f, const struct inv_key *k, yaml_node_t *v,
 	inv_parse_cpugroups(f, k, v, dst, true);
 }
 
+/* lan or lanplus: the ipmitool interface. */
+static void
+inv_parse_ipmi_if(struct inv_file *f, const struct inv_key *k, yaml_node_t *v,
+                  void *dst)
+{
+	const char *s = inv_scalar(f, k, v, "lan or lanplus");
+
+	if (s == NULL)
+		return;
+	if (strcmp(s, "lan") == 0 || strcmp(s, "lanplus") == 0)
+		inv_store(dst, s);
+	else
+		inv_expect(f, k, v, "lan or lanplus");
+}
+
+/* Frees a NULL-terminated argv. */
+static void
+inv_argv_free(char **argv)
+{
+	size_t i;
+
+	for (i = 0; argv != NULL && argv[i] != NULL; i++)
+		free(argv[i]);
+	free(argv);
+}
+
+/* One word of a command; NULL after reporting an entry that is not one. */
+static char *
+inv_argv_word(struct inv_file *f, const struct inv_key *k, yaml_node_t *item)
+{
+	char *d;
+
+	if (item->type == YAML_SCALAR_NODE && item->data.scalar.length > 0 &&
+	    strlen((const char *)item->data.scalar.value) ==
+	        item->data.scalar.length)
+		return xstrdup((const char *)item->data.scalar.value);
+	d = inv_desc(item);
+	inv_error_at(f, item->start_mark.line, item->start_mark.column,
+	             "\"%s\" entries must be non-empty strings, not %s", k->name,
+	             d);
+	free(d);
+	return NULL;
+}
+
+/*
+ * A command as a sequence of words, run without a shell; a relative program
+ * path with a "/" is taken from the machine file's directory.
+ */
+static void
+inv_parse_argv(struct inv_file *f, const struct inv_key *k, yaml_node_t *v,
+               void *dst)
+{
+	yaml_node_item_t *i;
+	char ***argv = dst, **out, *prog;
+	size_t n = 0;
+
+	if (v->type != YAML_SEQUENCE_NODE) {
+		inv_expect(f, k, v, INV_ARGV);
+		return;
+	}
+	if (v->data.sequence.items.top == v->data.sequence.items.start) {
+		inv_error_at(f, v->start_mark.line, v->start_mark.column,
+		             "\"%s\" must be %s, not an empty sequence", k->name,
+		             INV_ARGV);
+		return;
+	}
+	out = xcalloc((size_t)(v->data.sequence.items.top -
+	                       v->data.sequence.items.start) + 1,
+	              sizeof(*out));
+	for (i = v->data.sequence.items.start; i < v->data.sequence.items.top;
+	     i++) {
+		if ((out[n++] = inv_argv_word(f, k, inv_node(f, *i))) == NULL) {
+			inv_argv_free(out);
+			return;
+		}
+	}
+	if (strchr(out[0], '/') != NULL && out[0][0] != '/') {
+		prog = inv_path_resolve(f->dir, out[0]);
+		free(out[0]);
+		out[0] = prog;
+	}
+	inv_argv_free(*argv);
+	*argv = out;
+}
+
 #define TOPO(f) offsetof(struct machine_topology, f)
 #define SSH(f)  offsetof(struct machine_ssh, f)
 #define LV(f)   offsetof(struct machine_libvirt, f)
 #define CELL(f) offsetof(struct machine_numa_cell, f)
 #define MACH(f) offsetof(struct machine, f)
+#define IPMI(f) offsetof(struct machine_ipmi, f)
+#define PCMD(f) offsetof(struct machine_power_commands, f)
+#define POWR(f) offsetof(struct machine_power, f)
 
 static const struct inv_key inv_cell_keys[] = {
     {"cpus", inv_parse_cpus, CELL(cpus), INV_REQUIRED, 0, 0, NULL},
@@ -995,6 +1084,30 @@ static const struct inv_key inv_libvirt_keys[] = {
     {"boot_timeout", inv_parse_duration, LV(boot_timeout_ms), 0, 0, 0, NULL},
     {NULL, NULL, 0, 0, 0, 0, NULL}};
 
+static const struct inv_key inv_ipmi_keys[] = {
+    {"host", inv_parse_word, IPMI(host), INV_REQUIRED, 0, 0, NULL},
+    {"port", inv_parse_int, IPMI(port), 0, 1, 65535, NULL},
+    {"user", inv_parse_word, IPMI(user), INV_REQUIRED, 0, 0, NULL},
+    {"password_file", inv_parse_path, IPMI(password_file), INV_REQUIRED, 0, 0,
+     NULL},
+    {"interface", inv_parse_ipmi_if, IPMI(interface), 0, 0, 0, NULL},
+    {"cipher", inv_parse_int, IPMI(cipher), 0, 1, 17, NULL},
+    {NULL, NULL, 0, 0, 0, 0, NULL}};
+
+static const struct inv_key inv_power_command_keys[] = {
+    {"on", inv_parse_argv, PCMD(on), INV_REQUIRED, 0, 0, NULL},
+    {"off", inv_parse_argv, PCMD(off), INV_REQUIRED, 0, 0, NULL},
+    {"cycle", inv_parse_argv, PCMD(cycle), 0, 0, 0, NULL},
+    {"status", inv_parse_argv, PCMD(status), 0, 0, 0, NULL},
+    {NULL, NULL, 0, 0, 0, 0, NULL}};
+
+static const struct inv_key inv_power_keys[] = {
+    {"ipmi", inv_parse_section, POWR(ipmi), 0, 0, 0, inv_ipmi_keys},
+    {"command", inv_parse_section, POWR(command), 0, 0, 0,
+     inv_power_command_keys},
+    {"boot_timeout", inv_parse_duration, POWR(boot_timeout_ms), 0, 0, 0, NULL},
+    {NULL, NULL, 0, 0, 0, 0, NULL}};
+
 static const struct inv_key inv_machine_keys[] = {
     {"name", inv_parse_name, MACH(name), INV_REQUIRED, 0, 0, NULL},
     {"kind", inv_parse_kind, MACH(kind), INV_REQUIRED, 0, 0, NULL},
@@ -1005,6 +1118,7 @@ static const struct inv_key inv_machine_keys[] = {
     {"topology", inv_parse_section, MACH(topo), 0, 0, 0, inv_topology_keys},
     {"ssh", inv_parse_section, MACH(ssh), INV_REQUIRED, 0, 0, inv_ssh_keys},
     {"libvirt", inv_parse_section, MACH(libvirt), 0, 0, 0, inv_libvirt_keys},
+    {"power", inv_parse_section, MACH(power), 0, 0, 0, inv_power_keys},
     {NULL, NULL, 0, 0, 0, 0, NULL}};
 
 /* Reports an error at the value of key in map (which must be there). */
@@ -1206,6 +1320,52 @@ inv_libvirt_check(struct inv_file *f, yaml_node_t *map, struct machine *m)
 		t->numa_nodes = (int)lv->ncells;
 }
 
+/* Checks the power section: kind ssh, and one of ipmi or command. */
+static void
+inv_power_check(struct inv_file *f, yaml_node_t *map, struct machine *m)
+{
+	yaml_node_t *pmap = inv_map_value(f, map, "power");
+	yaml_node_pair_t *p = inv_map_pair(f, map, "power");
+	bool ipmi, cmd;
+
+	if (pmap == NULL || pmap->type != YAML_MAPPING_NODE)
+		return;
+	if (m->kind == MACHINE_LIBVIRT) {
+		inv_error_at(f, inv_node(f, p->key)->start_mark.line,
+		             inv_node(f, p->key)->start_mark.column,
+		             "\"power\" is only allowed with kind ssh (libvirt "
+		             "powers its VMs)");
+		return;
+	}
+	ipmi = inv_map_value(f, pmap, "ipmi") != NULL;
+	cmd = inv_map_value(f, pmap, "command") != NULL;
+	if (ipmi && cmd)
+		inv_error_key(f, pmap, "command",
+		              "\"power\" takes \"ipmi\" or \"command\", not "
+		              "both");
+	else if (!ipmi && !cmd)
+		inv_error_at(f, pmap->start_mark.line, pmap->start_mark.column,
+		             "missing \"ipmi\" or \"command\" in \"power\"");
+	else
+		m->power.kind = ipmi ? MACHINE_POWER_IPMI : MACHINE_POWER_COMMAND;
+}
+
+/* Fills in the power section's defaults. */
+static void
+inv_power_defaults(struct machine_power *pw)
+{
+	if (pw->boot_timeout_ms == 0)
+		pw->boot_timeout_ms = 300000;
+	if (pw->kind != MACHINE_POWER_IPMI)
+		return;
+	if (pw->ipmi.port == 0)
+		pw->ipmi.port = 623;
+	if (pw->ipmi.interface == NULL)
+		pw->ipmi.interface = xstrdup("lanplus");
+	if (pw->ipmi.cipher == 0)
+		pw->ipmi.cipher = 3;
+}
+
 /* Fills in every default the file left out. */
 static void
 inv_defaults(struct machine *m)
@@ -1222,6 +1382,8 @@ inv_defaults(struct machine *m)
 		m->ssh.command_timeout_ms = 60000;
 	if (m->ssh.agent_dir == NULL)
 		m->ssh.agent_dir = xstrdup("/var/tmp/hilab");
+	if (m->power.kind != MACHINE_POWER_NONE)
+		inv_power_defaults(&m->power);
 	if (m->kind != MACHINE_LIBVIRT)
 		return;
 	if (m->libvirt.uri == NULL)
@@ -1252,6 +1414,7 @@ inv_machine_check(struct inv_file *f, yaml_node_t *map, struct machine *m)
 		inv_error_at(f, inv_node(f, p->key)->start_mark.line,
 		             inv_node(f, p->key)->start_mark.column,
 		             "\"libvirt\" is only allowed with kind libvirt");
+	inv_power_check(f, map, m);
 	if (tmap != NULL && tmap->type == YAML_MAPPING_NODE)
 		inv_llc_check(f, tmap, &m->topo);
 	inv_defaults(m);
@@ -1767,6 +1930,49 @@ inv_print_libvirt(FILE *fp, const struct machine_libvirt *lv)
 	inv_print_duration(fp, "boot_timeout", lv->boot_timeout_ms);
 }
 
+/* Prints a command as a flow sequence: "      on: [pdu, off, \"3\"]". */
+static void
+inv_print_argv(FILE *fp, const char *key, char *const *argv)
+{
+	char *q;
+	size_t i;
+
+	if (argv == NULL)
+		return;
+	fprintf(fp, "      %s: [", key);
+	for (i = 0; argv[i] != NULL; i++) {
+		q = inv_plain_ok(argv[i]) ? xstrdup(argv[i]) : inv_quote(argv[i], 0);
+		fprintf(fp, "%s%s", i > 0 ? ", " : "", q);
+		free(q);
+	}
+	fprintf(fp, "]\n");
+}
+
+/* Prints the power section with every default. */
+static void
+inv_print_power(FILE *fp, const struct machine_power *pw)
+{
+	const struct machine_ipmi *ip = &pw->ipmi;
+
+	fprintf(fp, "  power:\n");
+	inv_print_duration(fp, "boot_timeout", pw->boot_timeout_ms);
+	if (pw->kind == MACHINE_POWER_COMMAND) {
+		fprintf(fp, "    command:\n");
+		inv_print_argv(fp, "on", pw->command.on);
+		inv_print_argv(fp, "off", pw->command.off);
+		inv_print_argv(fp, "cycle", pw->command.cycle);
+		inv_print_argv(fp, "status", pw->command.status);
+		return;
+	}
+	fprintf(fp, "    ipmi:\n");
+	inv_print_str(fp, 6, "host", ip->host);
+	fprintf(fp, "      port: %d\n", ip->port);
+	inv_print_str(fp, 6, "user", ip->user);
+	inv_print_str(fp, 6, "password_file", ip->password_file);
+	inv_print_str(fp, 6, "interface", ip->interface);
+	fprintf(fp, "      cipher: %d\n", ip->cipher);
+}
+
 void
 inventory_print_machine(FILE *fp, const struct machine *m)
 {
@@ -1778,6 +1984,8 @@ inventory_print_machine(FILE *fp, const struct machine *m)
 	inv_print_ssh(fp, &m->ssh);
 	if (m->kind == MACHINE_LIBVIRT)
 		inv_print_libvirt(fp, &m->libvirt);
+	if (m->power.kind != MACHINE_POWER_NONE)
+		inv_print_power(fp, &m->power);
 	inv_print_str(fp, 2, "mirror", m->mirror);
 	inv_print_str(fp, 2, "notes", m->notes);
 }
@@ -1825,6 +2033,14 @@ machine_free(struct machine *m)
 	free(m->libvirt.console_dir);
 	free(m->libvirt.kernel);
 	free(m->libvirt.initrd);
+	free(m->power.ipmi.host);
+	free(m->power.ipmi.user);
+	free(m->power.ipmi.password_file);
+	free(m->power.ipmi.interface);
+	inv_argv_free(m->power.command.on);
+	inv_argv_free(m->power.command.off);
+	inv_argv_free(m->power.command.cycle);
+	inv_argv_free(m->power.command.status);
 	free(m);
 }
 

@@ -62,6 +62,39 @@ struct machine_libvirt {
 	int			 boot_timeout_ms; /* default 180000 */
 };
 
+/* How hilab switches a machine's power; zeroed when the file has none. */
+enum machine_power_kind {
+	MACHINE_POWER_NONE = 0,
+	MACHINE_POWER_IPMI,		/* a BMC reached with ipmitool */
+	MACHINE_POWER_COMMAND,		/* commands, e.g. a switchable PDU */
+};
+
+struct machine_ipmi {
+	char	*host;
+	int	 port;			/* default 623 */
+	char	*user;
+	char	*password_file;		/* read by ipmitool -f */
+	char	*interface;		/* default "lanplus" */
+	int	 cipher;		/* default 3 */
+};
+
+/* Each a NULL-terminated argv, or NULL when not given. */
+struct machine_power_commands {
+	char	**on;
+	char	**off;
+	char	**cycle;		/* NULL: off, then on */
+	char	**status;		/* prints "on" or "off" */
+};
+
+struct machine_power {
+	enum machine_power_kind		 kind;
+	struct machine_ipmi		 ipmi;
+	struct machine_power_commands	 command;
+	int				 boot_timeout_ms; /* power on to ssh
+							    up; default
+							    300000 */
+};
+
 struct machine {
 	char			*name;
 	char			*file;	/* inventory file it came from */
@@ -76,6 +109,7 @@ struct machine {
 						   files and source tarballs
 						   for benchmarks, or NULL */
 	struct machine_libvirt	 libvirt; /* kind libvirt only */
+	struct machine_power	 power;	/* kind ssh only */
 };
 
 struct inventory {

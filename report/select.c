@@ -82,6 +82,7 @@ static const char select_sql[] =
     "JOIN kernels k ON k.id = r.kernel "
     "LEFT JOIN metrics m ON m.name = s.metric "
     "WHERE r.job IN (SELECT value FROM json_each(?1)) "
+    "AND r.retried_as IS NULL "
     "AND (?2 IS NULL OR r.benchmark = ?2) AND (?3 IS NULL OR s.metric = ?3) "
     "ORDER BY r.benchmark, s.metric, r.job, "
     /* the job's own kernel order: its first kernel is the base column */

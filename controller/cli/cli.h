@@ -54,5 +54,6 @@ int	cmd_report(const struct cli_options *, int, char **);
 int	cmd_plot(const struct cli_options *, int, char **);
 int	cmd_query(const struct cli_options *, int, char **);
 int	cmd_kernels(const struct cli_options *, int, char **);
+int	cmd_sweep(const struct cli_options *, int, char **);
 
 #endif

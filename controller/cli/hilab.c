@@ -26,9 +26,13 @@ static const struct cli_command cli_commands[] = {
 	    "[--benchmark NAME]", cmd_plot },
 	{ "query", "query SQL [--format text|csv|json]", cmd_query },
 	{ "export", "export FILE", cmd_export },
-	{ "machines", "machines check [DIR] | machines list", cmd_machines },
+	{ "machines", "machines check [DIR] | machines list | "
+	    "machines power NAME on|off|cycle|status", cmd_machines },
 	{ "jobs", "jobs check FILE", cmd_jobs },
 	{ "kernels", "kernels list | show ID | build FILE", cmd_kernels },
+	{ "sweep", "sweep add NAME FILE --every DURATION [--at HH:MM] | "
+	    "list | show NAME | rm NAME | enable NAME | disable NAME",
+	    cmd_sweep },
 };
 
 int

@@ -51,7 +51,7 @@ YAML
 two_kernels="  - {name: base, image: $HILAB_LAB_KERNEL_BASE}
   - {name: patched, image: $HILAB_LAB_KERNEL_PATCHED}"
 
-echo "1..12"
+echo "1..13"
 daemon_start
 t0=$(date +%s)
 a=$(job rounds 2 "$two_kernels")
@@ -91,5 +91,7 @@ daemon_start
 "$hilab" wait --timeout 300 "$k" >/dev/null
 check "left-over domain ($state_after_kill) destroyed, job done on restart" \
     grep -q 'destroyed 1 left-over domain "hilab-vm4"' "$T/hilabd.log"
+check "the interrupted run done again: the job ends done" \
+    test "$(sql "SELECT state FROM jobs WHERE id = $k")/$(sql "SELECT COUNT(*) FROM runs WHERE job = $k AND retried_as IS NOT NULL")" = done/1
 daemon_stop TERM
 exit $((failed > 0))

@@ -182,6 +182,16 @@ test_runs(void **state)
 	assert_int_equal(jobs[0].runs[DB_CANCELLED], 2);
 	assert_int_equal(jobs[0].runs[DB_QUEUED], 0);
 	db_job_list_free(jobs, n);
+	/* A failed run done again as another does not count as failed. */
+	assert_int_equal(db_run_set_retried(f->db, ids[1], ids[0],
+	    &f->cause), 0);
+	assert_int_equal(db_run_set_retried(f->db, 999, ids[0], &f->cause),
+	    -1);
+	expect_cause(f, "no run 999");
+	assert_int_equal(db_job_list(f->db, &jobs, &n, &f->cause), 0);
+	assert_int_equal(jobs[0].runs[DB_FAILED], 0);
+	assert_int_equal(jobs[0].runs[DB_DONE], 1);
+	db_job_list_free(jobs, n);
 }
 
 /* Foreign keys hold: a run needs its job, machine and kernel. */
