@@ -56,7 +56,8 @@ export HILAB_MACHINES=$machines HILAB_AGENT_DIR=$top/build/agents
 hilab=build/controller/cli/hilab
 build/controller/hilabd 2>"$LAB_TMP/hilabd.log" &
 hilabd_pid=$!
-trap 'kill $hilabd_pid 2>/dev/null; wait $hilabd_pid 2>/dev/null; lab_teardown' EXIT
+trap 'rc=$?; kill $hilabd_pid 2>/dev/null || true
+    wait $hilabd_pid 2>/dev/null || true; lab_teardown $rc' EXIT
 for _ in $(seq 1 100); do [ -S "$HILAB_SOCKET" ] && break; sleep 0.05; done
 
 $hilab machines list

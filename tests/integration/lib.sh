@@ -254,24 +254,26 @@ lab_host_cut()
 }
 
 # Tears host $1 down: every process in its namespace, the namespace, the
-# veth pair.
+# veth pair (usually gone with the namespace).  Never fails, so a caller
+# under "set -e" (scripts/demo.sh) ends with its own status.
 lab_host_down()
 {
 	local d=$LAB_TMP/$1 ns
 
 	[ -f "$d/netns" ] || return 0
 	ns=$(cat "$d/netns")
-	lab_sshd_stop "$1"
-	lab_netns_kill "$ns"
-	ip netns del "$ns" 2>/dev/null
-	ip link del "$(cat "$d/veth")" 2>/dev/null
+	lab_sshd_stop "$1" || true
+	lab_netns_kill "$ns" || true
+	ip netns del "$ns" 2>/dev/null || true
+	ip link del "$(cat "$d/veth")" 2>/dev/null || true
 	rm -f "$d/netns"
 }
 
-# EXIT trap: brings every host down and removes the temp dir.
+# EXIT trap: brings every host down and removes the temp dir; exits with
+# $1, or with the status the trap was entered with.
 lab_teardown()
 {
-	local rc=$? d
+	local rc=${1:-$?} d
 
 	trap - EXIT
 	if [ -n "$LAB_TMP" ] && [ -d "$LAB_TMP" ]; then
