@@ -130,18 +130,15 @@ planner_add_runs(struct db *db, int64_t job_id, const struct plan *plan,
 
 /* Expands one job into runs in one transaction. */
 static int
-planner_expand(struct db *db, const struct db_job *dj,
+planner_expand(struct db *db, const struct db_job *dj, const struct job *job,
     const struct inventory *inv, const struct job_built *built,
     size_t nbuilt, char **cause)
 {
 	struct plan plan = { 0 };
-	struct job *job;
 	char *ignore = NULL;
 	int64_t *ids = NULL;
 	int rc = -1;
 
-	if ((job = job_from_json(dj->spec, cause)) == NULL)
-		return -1;
 	if (planner_check_machines(job, inv, cause) == -1 ||
 	    plan_build(job, &plan, cause) == -1)
 		goto out;
@@ -163,7 +160,6 @@ planner_expand(struct db *db, const struct db_job *dj,
 out:
 	free(ids);
 	plan_free(&plan);
-	job_free(job);
 	return rc;
 }
 
@@ -184,21 +180,14 @@ planner_fail(struct db *db, const struct db_job *dj, const char *why)
 
 /* Returns whether a job names kernels to build. */
 static bool
-planner_builds(const struct db_job *dj)
+planner_builds(const struct job *job)
 {
-	struct job *job;
-	char *ignore = NULL;
-	bool any = false;
 	size_t i;
 
-	if ((job = job_from_json(dj->spec, &ignore)) == NULL) {
-		free(ignore);
-		return false;	/* planner_expand reports it */
-	}
 	for (i = 0; i < job->nkernels; i++)
-		any |= job->kernels[i].kind == JOB_KERNEL_BUILD;
-	job_free(job);
-	return any;
+		if (job->kernels[i].kind == JOB_KERNEL_BUILD)
+			return true;
+	return false;
 }
 
 /*
@@ -211,6 +200,7 @@ planner_queued(struct daemon *d, struct db *db, const struct db_job *dj)
 {
 	struct job_built *built = NULL;
 	char *cause = NULL, *ignore = NULL;
+	struct job *job;
 	size_t n = 0;
 	bool queued = false;
 
@@ -220,24 +210,19 @@ planner_queued(struct daemon *d, struct db *db, const struct db_job *dj)
 		free(ignore);
 		return false;
 	}
-	if (planner_builds(dj)) {
-		switch (builder_poll(d->builder, dj->id, dj->spec, &built, &n,
-		    &cause)) {
-		case BUILDER_BUSY:
-			return false;
-		case BUILDER_FAILED:
-			planner_fail(db, dj, cause);
-			free(cause);
-			return false;
-		case BUILDER_READY:
-			break;
-		}
-	}
-	if (planner_expand(db, dj, d->inventory, built, n, &cause) == -1)
+	if ((job = job_from_json(dj->spec, &cause)) == NULL)
+		goto out;
+	/* Busy: planned at a later tick; failed: cause is set. */
+	if (planner_builds(job) && builder_poll(d->builder, dj->id, dj->spec,
+	    &built, &n, &cause) != BUILDER_READY)
+		goto out;
+	queued = planner_expand(db, dj, job, d->inventory, built, n,
+	    &cause) == 0;
+out:
+	if (cause != NULL)
 		planner_fail(db, dj, cause);
-	else
-		queued = true;
 	free(cause);
+	job_free(job);
 	job_built_free(built, n);
 	return queued;
 }

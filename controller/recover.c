@@ -8,6 +8,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/clock.h"
 #include "common/log.h"
 #include "common/xmalloc.h"
 #include "controller/worker.h"
@@ -18,47 +19,17 @@
 #define RECOVER_PER_JOB		3	/* power cycles of one job */
 #define RECOVER_PAUSE_MS	1000	/* between two connect attempts */
 
-/* Power cycles this worker thread did for its current job. */
-static _Thread_local int64_t	recover_job;
-static _Thread_local int	recover_count;
-
-/* Milliseconds of a monotonic clock. */
-static long long
-recover_now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-/* Sleeps ms milliseconds, at most until deadline. */
-static void
-recover_pause(int ms, long long deadline)
-{
-	long long left = deadline - recover_now_ms();
-	struct timespec ts;
-
-	if (left <= 0)
-		return;
-	if (left < ms)
-		ms = (int)left;
-	ts.tv_sec = ms / 1000;
-	ts.tv_nsec = (long)(ms % 1000) * 1000000;
-	nanosleep(&ts, NULL);
-}
-
 /* True while the job may have one more power cycle (counts it). */
 static bool
-recover_allowed(const struct db_run *r)
+recover_allowed(struct worker_ctx *ctx, const struct db_run *r)
 {
-	if (recover_job != r->job) {
-		recover_job = r->job;
-		recover_count = 0;
+	if (ctx->cycled_job != r->job) {
+		ctx->cycled_job = r->job;
+		ctx->cycles = 0;
 	}
-	if (recover_count >= RECOVER_PER_JOB)
+	if (ctx->cycles >= RECOVER_PER_JOB)
 		return false;
-	recover_count++;
+	ctx->cycles++;
 	return true;
 }
 
@@ -67,17 +38,19 @@ recover_allowed(const struct db_run *r)
  * with *cause from the last attempt.
  */
 static int
-recover_wait(struct worker_ctx *ctx, long long deadline, char **cause)
+recover_wait(struct worker_ctx *ctx, int64_t deadline, char **cause)
 {
+	int64_t left;
+
 	for (;;) {
 		if (worker_connect(ctx, cause) == 0)
 			return 0;
-		if (recover_now_ms() >= deadline)
+		if ((left = deadline - clock_now_ms()) <= 0)
 			return -1;
 		log_debug(worker_name(ctx), "%s", *cause);
 		free(*cause);
 		*cause = NULL;
-		recover_pause(RECOVER_PAUSE_MS, deadline);
+		clock_sleep_ms(left < RECOVER_PAUSE_MS ? left : RECOVER_PAUSE_MS);
 	}
 }
 
@@ -92,7 +65,7 @@ recover_cycle(struct worker_ctx *ctx, const struct db_run *r,
 	const struct machine *m = ctx->w->machine;
 	struct power *p;
 	char *msg;
-	long long t0 = recover_now_ms();
+	int64_t t0 = clock_now_ms();
 	int rc = -1;
 
 	if ((p = power_open(m, cause)) == NULL)
@@ -105,7 +78,7 @@ recover_cycle(struct worker_ctx *ctx, const struct db_run *r,
 	if (power_set(p, POWER_CYCLE, cause) == 0) {
 		msg = xasprintf("host \"%s\": power cycled through %s in "
 		    "%.1f s; waiting up to %d s for ssh", m->name,
-		    power_what(p), (double)(recover_now_ms() - t0) / 1000,
+		    power_what(p), (double)(clock_now_ms() - t0) / 1000,
 		    m->power.boot_timeout_ms / 1000);
 		worker_event(ctx, r, DB_INFO, msg);
 		free(msg);
@@ -134,11 +107,11 @@ recover_host(struct worker_ctx *ctx, const struct db_run *r, char **cause)
 {
 	const struct machine *m = ctx->w->machine;
 	char *why, *msg, *what = NULL;
-	long long t0;
+	int64_t t0;
 
 	if (m->kind != MACHINE_SSH || m->power.kind == MACHINE_POWER_NONE)
 		return -1;
-	if (!recover_allowed(r)) {
+	if (!recover_allowed(ctx, r)) {
 		msg = xasprintf("not answering, and not power-cycled again "
 		    "(%d power cycles in job %lld already)", RECOVER_PER_JOB,
 		    (long long)r->job);
@@ -155,17 +128,17 @@ recover_host(struct worker_ctx *ctx, const struct db_run *r, char **cause)
 		    "failed", cause);
 		goto out;
 	}
-	t0 = recover_now_ms();
+	t0 = clock_now_ms();
 	if (recover_wait(ctx, t0 + m->power.boot_timeout_ms, cause) == -1) {
 		msg = xasprintf("does not answer %.0f s after a power cycle "
-		    "through %s", (double)(recover_now_ms() - t0) / 1000,
+		    "through %s", (double)(clock_now_ms() - t0) / 1000,
 		    what);
 		recover_failed(ctx, msg, cause);
 		free(msg);
 		goto out;
 	}
 	msg = xasprintf("host \"%s\" answers again %.1f s after the power "
-	    "cycle", m->name, (double)(recover_now_ms() - t0) / 1000);
+	    "cycle", m->name, (double)(clock_now_ms() - t0) / 1000);
 	worker_event(ctx, r, DB_INFO, msg);
 	free(msg);
 out:

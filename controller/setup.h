@@ -53,8 +53,7 @@ struct setup_tool {
 /* The setup state of one worker. */
 struct worker_setup {
 	struct ssh_host		*h;
-	int64_t			 job_id;
-	struct job		*job;
+	int64_t			 job_id;	/* the tools below are of */
 	struct setup_tool	*tools;
 	size_t			 ntools;
 	bool			 server_up;	/* a server may run now */

@@ -112,6 +112,8 @@ worker_load_plan(struct worker_ctx *ctx, int64_t job_id, char **cause)
 	if (ctx->plan_job == job_id)
 		return 0;
 	plan_free(&ctx->plan);
+	job_free(ctx->job);
+	ctx->job = NULL;
 	ctx->plan_job = 0;
 	if ((dj = db_job_get(ctx->db, job_id, cause)) == NULL)
 		return -1;
@@ -119,11 +121,13 @@ worker_load_plan(struct worker_ctx *ctx, int64_t job_id, char **cause)
 	db_job_free(dj);
 	if (job == NULL)
 		return -1;
-	rc = plan_build(job, &ctx->plan, cause);
-	job_free(job);
-	if (rc == 0)
-		ctx->plan_job = job_id;
-	return rc;
+	if ((rc = plan_build(job, &ctx->plan, cause)) == -1) {
+		job_free(job);
+		return -1;
+	}
+	ctx->plan_job = job_id;
+	ctx->job = job;
+	return 0;
 }
 
 /* The plan entry of a stored run: same machine, round and position. */
@@ -664,6 +668,7 @@ worker_main(void *arg)
 	worker_setup_free(&ctx);
 	backend_free(ctx.backend);
 	plan_free(&ctx.plan);
+	job_free(ctx.job);
 	db_close(ctx.db);
 	return NULL;
 }

@@ -40,6 +40,9 @@ struct worker_ctx {
 	struct backend		*backend;
 	struct worker_booted	 booted;
 	int64_t			 plan_job;	/* job the plan belongs to */
+	struct job		*job;		/* that job, as stored */
+	int64_t			 cycled_job;	/* power cycles done for */
+	int			 cycles;	/* that job (recover.c) */
 	struct plan		 plan;
 	struct worker_setup	*setup;		/* worker_setup.c's, or NULL */
 };

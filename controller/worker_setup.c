@@ -61,7 +61,6 @@ worker_setup_free(struct worker_ctx *ctx)
 	if (st == NULL)
 		return;
 	ssh_host_close(st->h);
-	job_free(st->job);
 	install_tools_clear(st);
 	free(st);
 	ctx->setup = NULL;
@@ -178,32 +177,27 @@ setup_next_line(char **s)
 	return line;
 }
 
-/* Loads the run's job (kept while runs of the same job follow). */
+/*
+ * The run's benchmark, from the job the worker planned it with; the tools
+ * found are forgotten when another job starts.
+ */
 static const struct job_benchmark *
 setup_benchmark(struct worker_ctx *ctx, const struct db_run *r,
     const struct plan_run *p, char **cause)
 {
 	struct worker_setup	*st = setup_get(ctx);
-	struct db_job		*dj;
 
-	if (st->job == NULL || st->job_id != r->job) {
-		job_free(st->job);
-		st->job = NULL;
+	if (st->job_id != r->job) {
 		install_tools_clear(st);
-		if ((dj = db_job_get(ctx->db, r->job, cause)) == NULL)
-			return NULL;
-		st->job = job_from_json(dj->spec, cause);
-		db_job_free(dj);
-		if (st->job == NULL)
-			return NULL;
 		st->job_id = r->job;
 	}
-	if (p->benchmark_index >= st->job->nbenchmarks) {
-		*cause = xasprintf("run %lld: benchmark %zu not in the job",
-		    (long long)r->id, p->benchmark_index);
+	if (ctx->job == NULL || ctx->plan_job != r->job ||
+	    p->benchmark_index >= ctx->job->nbenchmarks) {
+		*cause = xasprintf("run %lld: benchmark %zu not in the planned "
+		    "job", (long long)r->id, p->benchmark_index);
 		return NULL;
 	}
-	return &st->job->benchmarks[p->benchmark_index];
+	return &ctx->job->benchmarks[p->benchmark_index];
 }
 
 /* Whether the benchmark needs anything of this step. */

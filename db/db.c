@@ -140,6 +140,41 @@ db_column_text(sqlite3_stmt *s, int i)
 	return t == NULL ? NULL : xstrdup((const char *)t);
 }
 
+/* Reads every row of a bound statement; see db_int.h. */
+int
+db_rows_read(struct db *db, sqlite3_stmt *s, const struct db_rows *t,
+    const char *what, void **out, size_t *n, char **cause)
+{
+	char	*rows = NULL;
+	int	 rc;
+
+	*out = NULL;
+	*n = 0;
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		rows = xreallocarray(rows, *n + 1, t->size);
+		t->read(s, rows + (*n)++ * t->size);
+	}
+	sqlite3_reset(s);
+	if (rc != SQLITE_DONE) {
+		db_rows_free(t, rows, *n);
+		*n = 0;
+		return db_fail(db, cause, what);
+	}
+	*out = rows;
+	return 0;
+}
+
+/* Frees n rows from db_rows_read; accepts NULL. */
+void
+db_rows_free(const struct db_rows *t, void *rows, size_t n)
+{
+	size_t	i;
+
+	for (i = 0; rows != NULL && i < n; i++)
+		t->clear((char *)rows + i * t->size);
+	free(rows);
+}
+
 /* Returns the connection's reset statement for sql, preparing it once. */
 sqlite3_stmt *
 db_stmt(struct db *db, const char *sql, char **cause)

@@ -54,6 +54,24 @@ int		 db_event_insert(struct db *, const struct db_event_at *,
 int		 db_event_collect(struct db *, sqlite3_stmt *,
 		    struct db_event **out, size_t *n, char **cause);
 
+/* How db_rows_read turns the rows of one table into an array of structs. */
+struct db_rows {
+	size_t	  size;				/* one row's struct */
+	void	(*read)(sqlite3_stmt *, void *row);	/* fills a row */
+	void	(*clear)(void *row);		/* frees a row's contents */
+};
+
+/*
+ * Reads every row of a bound statement.  Returns 0 with *out (caller frees
+ * with db_rows_free) and *n, or -1 with *cause naming what (e.g. "list
+ * jobs").
+ */
+int		 db_rows_read(struct db *, sqlite3_stmt *,
+		    const struct db_rows *, const char *what, void **out,
+		    size_t *n, char **cause);
+/* Frees n rows from db_rows_read; accepts NULL. */
+void		 db_rows_free(const struct db_rows *, void *rows, size_t n);
+
 void		 db_bind_text(sqlite3_stmt *, int, const char *);
 /* Binds v, or NULL when v is 0 (ids and times). */
 void		 db_bind_opt(sqlite3_stmt *, int, int64_t);

@@ -46,10 +46,13 @@ db_event_add(struct db *db, int64_t job, int64_t run, const char *machine,
 	return rc;
 }
 
+static void	event_clear(void *);
+
 /* Fills e from a row of DB_EVENT_SELECT. */
 static void
-event_read(sqlite3_stmt *s, struct db_event *e)
+event_read(sqlite3_stmt *s, void *row)
 {
+	struct db_event	*e = row;
 	const char	*level = (const char *)sqlite3_column_text(s, 5);
 	int		 i;
 
@@ -65,27 +68,21 @@ event_read(sqlite3_stmt *s, struct db_event *e)
 	e->message = db_column_text(s, 6);
 }
 
+/* The events table's rows for db_rows_read. */
+static const struct db_rows event_rows = { sizeof(struct db_event), event_read,
+	event_clear };
+
 /* Reads every row of a bound DB_EVENT_SELECT statement into *out. */
 int
 db_event_collect(struct db *db, sqlite3_stmt *s, struct db_event **out,
     size_t *n, char **cause)
 {
-	int	rc;
+	void	*rows;
+	int	 rc;
 
-	*out = NULL;
-	*n = 0;
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		*out = xreallocarray(*out, *n + 1, sizeof **out);
-		event_read(s, &(*out)[(*n)++]);
-	}
-	sqlite3_reset(s);
-	if (rc != SQLITE_DONE) {
-		db_event_list_free(*out, *n);
-		*out = NULL;
-		*n = 0;
-		return db_fail(db, cause, "list events");
-	}
-	return 0;
+	rc = db_rows_read(db, s, &event_rows, "list events", &rows, n, cause);
+	*out = rows;
+	return rc;
 }
 
 /* Events with id > after_id, of one job (or all when job is 0). */
@@ -108,15 +105,19 @@ db_event_list(struct db *db, int64_t job, int64_t after_id,
 	return db_event_collect(db, s, out, n, cause);
 }
 
+/* Frees the strings of e. */
+static void
+event_clear(void *row)
+{
+	struct db_event	*e = row;
+
+	free(e->machine);
+	free(e->message);
+}
+
 /* Frees a list from db_event_list. */
 void
 db_event_list_free(struct db_event *e, size_t n)
 {
-	size_t	i;
-
-	for (i = 0; i < n; i++) {
-		free(e[i].machine);
-		free(e[i].message);
-	}
-	free(e);
+	db_rows_free(&event_rows, e, n);
 }

@@ -60,10 +60,13 @@ db_job_insert(struct db *db, const char *name, const char *file,
 	return sqlite3_last_insert_rowid(db->h);
 }
 
+static void	job_clear(void *);
+
 /* Fills j from a row of JOB_SELECT. */
 static void
-job_read(sqlite3_stmt *s, struct db_job *j)
+job_read(sqlite3_stmt *s, void *row)
 {
+	struct db_job	*j = row;
 	char	*state;
 	int	 i;
 
@@ -82,6 +85,23 @@ job_read(sqlite3_stmt *s, struct db_job *j)
 	j->error = db_column_text(s, 9);
 	for (i = 0; i < DB_NSTATES; i++)
 		j->runs[i] = sqlite3_column_int(s, 10 + i);
+}
+
+/* The jobs table's rows for db_rows_read. */
+static const struct db_rows job_rows = { sizeof(struct db_job), job_read,
+	job_clear };
+
+/* Reads the rows of a bound statement into a list of jobs. */
+static int
+job_list(struct db *db, sqlite3_stmt *s, const char *what,
+    struct db_job **out, size_t *n, char **cause)
+{
+	void	*rows;
+	int	 rc;
+
+	rc = db_rows_read(db, s, &job_rows, what, &rows, n, cause);
+	*out = rows;
+	return rc;
 }
 
 /* Runs a JOB_SELECT statement expecting at most one row. */
@@ -135,24 +155,12 @@ db_job_list(struct db *db, struct db_job **out, size_t *n, char **cause)
 {
 	static const char	 sql[] = JOB_SELECT "ORDER BY j.id";
 	sqlite3_stmt		*s;
-	int			 rc;
 
 	*out = NULL;
 	*n = 0;
 	if ((s = db_stmt(db, sql, cause)) == NULL)
 		return -1;
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		*out = xreallocarray(*out, *n + 1, sizeof **out);
-		job_read(s, &(*out)[(*n)++]);
-	}
-	sqlite3_reset(s);
-	if (rc != SQLITE_DONE) {
-		db_job_list_free(*out, *n);
-		*out = NULL;
-		*n = 0;
-		return db_fail(db, cause, "list jobs");
-	}
-	return 0;
+	return job_list(db, s, "list jobs", out, n, cause);
 }
 
 /* Moves a job to another state. */
@@ -184,8 +192,10 @@ db_job_cancel_request(struct db *db, int64_t id, char **cause)
 
 /* Frees the strings of j. */
 static void
-job_clear(struct db_job *j)
+job_clear(void *row)
 {
+	struct db_job	*j = row;
+
 	free(j->name);
 	free(j->file);
 	free(j->spec);
@@ -206,9 +216,5 @@ db_job_free(struct db_job *j)
 void
 db_job_list_free(struct db_job *j, size_t n)
 {
-	size_t	i;
-
-	for (i = 0; i < n; i++)
-		job_clear(&j[i]);
-	free(j);
+	db_rows_free(&job_rows, j, n);
 }

@@ -74,10 +74,13 @@ db_machine_set_health(struct db *db, const char *name, enum db_health h,
 	return machine_update(db, s, name, "set machine health", cause);
 }
 
+static void	machine_clear(void *);
+
 /* Fills m from a row of MACHINE_COLUMNS. */
 static void
-machine_read(sqlite3_stmt *s, struct db_machine *m)
+machine_read(sqlite3_stmt *s, void *row)
 {
+	struct db_machine	*m = row;
 	char	*health;
 
 	m->name = db_column_text(s, 0);
@@ -92,6 +95,23 @@ machine_read(sqlite3_stmt *s, struct db_machine *m)
 	m->lease_owner = db_column_text(s, 6);
 	m->lease_expires = sqlite3_column_int64(s, 7);
 	m->updated_at = sqlite3_column_int64(s, 8);
+}
+
+/* The machines table's rows for db_rows_read. */
+static const struct db_rows machine_rows = { sizeof(struct db_machine), machine_read,
+	machine_clear };
+
+/* Reads the rows of a bound statement into a list of machines. */
+static int
+machine_list(struct db *db, sqlite3_stmt *s, const char *what,
+    struct db_machine **out, size_t *n, char **cause)
+{
+	void	*rows;
+	int	 rc;
+
+	rc = db_rows_read(db, s, &machine_rows, what, &rows, n, cause);
+	*out = rows;
+	return rc;
 }
 
 /* Returns one machine, or NULL with *cause set. */
@@ -127,30 +147,20 @@ db_machine_list(struct db *db, struct db_machine **out, size_t *n,
 	static const char	 sql[] = "SELECT " MACHINE_COLUMNS
 	    " FROM machines ORDER BY name";
 	sqlite3_stmt		*s;
-	int			 rc;
 
 	*out = NULL;
 	*n = 0;
 	if ((s = db_stmt(db, sql, cause)) == NULL)
 		return -1;
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		*out = xreallocarray(*out, *n + 1, sizeof **out);
-		machine_read(s, &(*out)[(*n)++]);
-	}
-	sqlite3_reset(s);
-	if (rc != SQLITE_DONE) {
-		db_machine_list_free(*out, *n);
-		*out = NULL;
-		*n = 0;
-		return db_fail(db, cause, "list machines");
-	}
-	return 0;
+	return machine_list(db, s, "list machines", out, n, cause);
 }
 
 /* Frees the strings of m. */
 static void
-machine_clear(struct db_machine *m)
+machine_clear(void *row)
 {
+	struct db_machine	*m = row;
+
 	free(m->name);
 	free(m->kind);
 	free(m->arch);
@@ -172,11 +182,7 @@ db_machine_free(struct db_machine *m)
 void
 db_machine_list_free(struct db_machine *m, size_t n)
 {
-	size_t	i;
-
-	for (i = 0; i < n; i++)
-		machine_clear(&m[i]);
-	free(m);
+	db_rows_free(&machine_rows, m, n);
 }
 
 /* Steps a lease UPDATE; 1 when it changed the row, 0 if not, -1 error. */

@@ -56,10 +56,13 @@ db_run_insert(struct db *db, const struct db_run *r, char **cause)
 	return sqlite3_last_insert_rowid(db->h);
 }
 
+static void	run_clear(void *);
+
 /* Fills r from a row of RUN_SELECT. */
 static void
-run_read(sqlite3_stmt *s, struct db_run *r)
+run_read(sqlite3_stmt *s, void *row)
 {
+	struct db_run	*r = row;
 	char	*state;
 
 	r->id = sqlite3_column_int64(s, 0);
@@ -83,6 +86,23 @@ run_read(sqlite3_stmt *s, struct db_run *r)
 	r->facts = db_column_text(s, 15);
 	r->error = db_column_text(s, 16);
 	r->console = db_column_text(s, 17);
+}
+
+/* The runs table's rows for db_rows_read. */
+static const struct db_rows run_rows = { sizeof(struct db_run), run_read,
+	run_clear };
+
+/* Reads the rows of a bound statement into a list of runs. */
+static int
+run_list(struct db *db, sqlite3_stmt *s, const char *what,
+    struct db_run **out, size_t *n, char **cause)
+{
+	void	*rows;
+	int	 rc;
+
+	rc = db_rows_read(db, s, &run_rows, what, &rows, n, cause);
+	*out = rows;
+	return rc;
 }
 
 /* Runs a RUN_SELECT statement expecting at most one row. */
@@ -141,25 +161,13 @@ db_run_list(struct db *db, int64_t job, struct db_run **out, size_t *n,
 	static const char	 sql[] = RUN_SELECT "WHERE job = ?1 "
 	    "ORDER BY round, position, id";
 	sqlite3_stmt		*s;
-	int			 rc;
 
 	*out = NULL;
 	*n = 0;
 	if ((s = db_stmt(db, sql, cause)) == NULL)
 		return -1;
 	sqlite3_bind_int64(s, 1, job);
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		*out = xreallocarray(*out, *n + 1, sizeof **out);
-		run_read(s, &(*out)[(*n)++]);
-	}
-	sqlite3_reset(s);
-	if (rc != SQLITE_DONE) {
-		db_run_list_free(*out, *n);
-		*out = NULL;
-		*n = 0;
-		return db_fail(db, cause, "list runs");
-	}
-	return 0;
+	return run_list(db, s, "list runs", out, n, cause);
 }
 
 /* Marks a queued run running under the agent's run id with its facts. */
@@ -251,8 +259,10 @@ db_run_cancel_queued(struct db *db, int64_t job, char **cause)
 
 /* Frees the strings of r. */
 static void
-run_clear(struct db_run *r)
+run_clear(void *row)
 {
+	struct db_run	*r = row;
+
 	free(r->machine);
 	free(r->benchmark);
 	free(r->params);
@@ -276,9 +286,5 @@ db_run_free(struct db_run *r)
 void
 db_run_list_free(struct db_run *r, size_t n)
 {
-	size_t	i;
-
-	for (i = 0; i < n; i++)
-		run_clear(&r[i]);
-	free(r);
+	db_rows_free(&run_rows, r, n);
 }

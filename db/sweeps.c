@@ -81,10 +81,13 @@ db_sweep_add(struct db *db, const char *name, const char *file,
 	return sqlite3_last_insert_rowid(db->h);
 }
 
+static void	sweep_clear(void *);
+
 /* Fills w from a row of SWEEP_SELECT. */
 static void
-sweep_read(sqlite3_stmt *s, struct db_sweep *w)
+sweep_read(sqlite3_stmt *s, void *row)
 {
+	struct db_sweep	*w = row;
 	const char	*state = (const char *)sqlite3_column_text(s, 8);
 
 	w->id = sqlite3_column_int64(s, 0);
@@ -102,27 +105,21 @@ sweep_read(sqlite3_stmt *s, struct db_sweep *w)
 	w->created_at = sqlite3_column_int64(s, 10);
 }
 
-/* Reads every row of a bound SWEEP_SELECT statement into a list. */
-static int
-sweep_read_all(struct db *db, sqlite3_stmt *s, struct db_sweep **out,
-    size_t *n, char **cause)
-{
-	int	rc;
+/* The sweeps table's rows for db_rows_read. */
+static const struct db_rows sweep_rows = { sizeof(struct db_sweep), sweep_read,
+	sweep_clear };
 
-	*out = NULL;
-	*n = 0;
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		*out = xreallocarray(*out, *n + 1, sizeof **out);
-		sweep_read(s, &(*out)[(*n)++]);
-	}
-	sqlite3_reset(s);
-	if (rc != SQLITE_DONE) {
-		db_sweep_list_free(*out, *n);
-		*out = NULL;
-		*n = 0;
-		return db_fail(db, cause, "list sweeps");
-	}
-	return 0;
+/* Reads the rows of a bound statement into a list of sweeps. */
+static int
+sweep_list(struct db *db, sqlite3_stmt *s, const char *what,
+    struct db_sweep **out, size_t *n, char **cause)
+{
+	void	*rows;
+	int	 rc;
+
+	rc = db_rows_read(db, s, &sweep_rows, what, &rows, n, cause);
+	*out = rows;
+	return rc;
 }
 
 /* Returns a sweep by name, or NULL with *cause set. */
@@ -137,7 +134,7 @@ db_sweep_get(struct db *db, const char *name, char **cause)
 	if ((s = db_stmt(db, sql, cause)) == NULL)
 		return NULL;
 	db_bind_text(s, 1, name);
-	if (sweep_read_all(db, s, &v, &n, cause) == -1)
+	if (sweep_list(db, s, "get sweep", &v, &n, cause) == -1)
 		return NULL;
 	if (n == 0) {
 		db_failx(db, cause, "sweep \"%s\": no such sweep", name);
@@ -157,7 +154,7 @@ db_sweep_list(struct db *db, struct db_sweep **out, size_t *n, char **cause)
 	*n = 0;
 	if ((s = db_stmt(db, sql, cause)) == NULL)
 		return -1;
-	return sweep_read_all(db, s, out, n, cause);
+	return sweep_list(db, s, "list sweeps", out, n, cause);
 }
 
 /* Enabled sweeps with next_at <= now, most overdue first. */
@@ -174,7 +171,7 @@ db_sweep_due(struct db *db, int64_t now, struct db_sweep **out, size_t *n,
 	if ((s = db_stmt(db, sql, cause)) == NULL)
 		return -1;
 	sqlite3_bind_int64(s, 1, now);
-	return sweep_read_all(db, s, out, n, cause);
+	return sweep_list(db, s, "list sweeps", out, n, cause);
 }
 
 /* Runs a statement on the sweep named name; fails if there is none. */
@@ -405,8 +402,10 @@ db_sweep_events(struct db *db, int64_t id, struct db_event **out, size_t *n,
 
 /* Frees the strings of w. */
 static void
-sweep_clear(struct db_sweep *w)
+sweep_clear(void *row)
 {
+	struct db_sweep	*w = row;
+
 	free(w->name);
 	free(w->file);
 }
@@ -425,9 +424,5 @@ db_sweep_free(struct db_sweep *w)
 void
 db_sweep_list_free(struct db_sweep *w, size_t n)
 {
-	size_t	i;
-
-	for (i = 0; i < n; i++)
-		sweep_clear(&w[i]);
-	free(w);
+	db_rows_free(&sweep_rows, w, n);
 }

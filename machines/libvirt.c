@@ -23,6 +23,7 @@
 #include <libvirt/virterror.h>
 
 #include "common/log.h"
+#include "common/clock.h"
 #include "common/xmalloc.h"
 #include "machines/domain_xml.h"
 #include "machines/libvirt.h"
@@ -116,16 +117,6 @@ lv_setup(char **cause)
 		return 0;
 	*cause = xstrdup("libvirt: cannot start the event loop");
 	return -1;
-}
-
-/* Milliseconds on the monotonic clock. */
-static int64_t
-lv_now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
 /* Sets *cause to `machine "NAME": WHAT: <libvirt's last error>`. */
@@ -459,11 +450,11 @@ lv_wait(struct backend *b, virDomainPtr d, const struct backend_kernel *k,
 		if ((why = lv_boot_failed(b, d, tail)) != NULL)
 			break;
 		if (lv_ssh_answers(m->ssh.host, m->ssh.port, LV_PROBE_MS)) {
-			lv->boot_seconds = (double)(lv_now_ms() - t0) / 1e3;
+			lv->boot_seconds = (double)(clock_now_ms() - t0) / 1e3;
 			free(tail);
 			return 0;
 		}
-		if (lv_now_ms() - t0 > lv->boot_timeout_ms) {
+		if (clock_now_ms() - t0 > lv->boot_timeout_ms) {
 			lv->timed_out = true;
 			why = xasprintf("ssh %s:%d did not answer within %d s",
 			    m->ssh.host, m->ssh.port,
@@ -550,7 +541,7 @@ lv_boot_kernel(struct backend *b, const struct backend_kernel *k,
 	}
 	if (lv_watch_start(b, d, cause) == -1)
 		goto out;
-	t0 = lv_now_ms();
+	t0 = clock_now_ms();
 	if (virDomainCreate(d) < 0)
 		lv_start_fail(b, cause);
 	else

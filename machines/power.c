@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "common/log.h"
+#include "common/clock.h"
 #include "common/xmalloc.h"
 #include "machines/power.h"
 
@@ -84,26 +85,6 @@ power_fail(const struct power *p, char **cause, const char *fmt, ...)
 	free(msg);
 }
 
-/* Milliseconds of a monotonic clock. */
-static long long
-power_now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-/* Sleeps ms milliseconds. */
-static void
-power_sleep_ms(int ms)
-{
-	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000 };
-
-	while (nanosleep(&ts, &ts) == -1 && errno == EINTR)
-		;
-}
-
 /* In the child: stdin from /dev/null, output to fd, its own group, exec. */
 static void
 power_child(char *const argv[], int fd)
@@ -136,7 +117,7 @@ power_collect(int fd, long long deadline, char *out, size_t *len)
 	long long left;
 
 	for (;;) {
-		if ((left = deadline - power_now_ms()) <= 0)
+		if ((left = deadline - clock_now_ms()) <= 0)
 			return false;
 		if (poll(&pfd, 1, (int)left) == -1 && errno != EINTR)
 			return false;
@@ -190,7 +171,7 @@ power_exec(const struct power *p, char *const argv[], char **out,
 		power_child(argv, fds[1]);
 	close(fds[1]);
 	fds[1] = -1;
-	if (!power_collect(fds[0], power_now_ms() + POWER_CMD_MS, buf, &len)) {
+	if (!power_collect(fds[0], clock_now_ms() + POWER_CMD_MS, buf, &len)) {
 		kill(-pid, SIGKILL);
 		power_reap(pid);
 		power_fail(p, cause, "%s: timed out after %d s", argv[0],
@@ -265,7 +246,7 @@ power_run(const struct power *p, char *const argv[], char **out,
 static int
 power_settle(struct power *p, bool want, char **cause)
 {
-	long long deadline = power_now_ms() + POWER_SETTLE_MS;
+	long long deadline = clock_now_ms() + POWER_SETTLE_MS;
 	bool on;
 
 	if (p->ops->status == NULL)
@@ -275,9 +256,9 @@ power_settle(struct power *p, bool want, char **cause)
 			return -1;
 		if (on == want)
 			return 0;
-		if (power_now_ms() >= deadline)
+		if (clock_now_ms() >= deadline)
 			break;
-		power_sleep_ms(POWER_POLL_MS);
+		clock_sleep_ms(POWER_POLL_MS);
 	}
 	power_fail(p, cause, "power still %s %d s after \"%s\"",
 	    on ? "on" : "off", POWER_SETTLE_MS / 1000, want ? "on" : "off");
@@ -292,18 +273,18 @@ power_settle(struct power *p, bool want, char **cause)
 static void
 power_dip(struct power *p)
 {
-	long long deadline = power_now_ms() + POWER_DIP_MS;
+	long long deadline = clock_now_ms() + POWER_DIP_MS;
 	char *cause = NULL;
 	bool on = true;
 
-	while (on && power_now_ms() < deadline) {
+	while (on && clock_now_ms() < deadline) {
 		if (p->ops->status(p, &on, &cause) == -1) {
 			log_debug(p->m->name, "%s", cause);
 			free(cause);
 			return;
 		}
 		if (on)
-			power_sleep_ms(POWER_POLL_MS);
+			clock_sleep_ms(POWER_POLL_MS);
 	}
 }
 
@@ -434,7 +415,7 @@ power_cmd_set(struct power *p, enum power_action a, char **cause)
 	if (argv == NULL) {
 		if (power_cmd_set(p, POWER_OFF, cause) == -1)
 			return -1;
-		power_sleep_ms(POWER_GAP_MS);
+		clock_sleep_ms(POWER_GAP_MS);
 		return power_cmd_set(p, POWER_ON, cause);
 	}
 	if (power_cmd_run(p, argv, &out, cause) == -1)

@@ -16,6 +16,7 @@
 #include <libssh/sftp.h>
 
 #include "common/log.h"
+#include "common/clock.h"
 #include "common/xmalloc.h"
 #include "machines/ssh.h"
 
@@ -68,16 +69,6 @@ ssh_host_fail(const struct ssh_host *h, char **cause, const char *fmt, ...)
 	free(msg);
 }
 
-/* Milliseconds on the monotonic clock. */
-static long long
-ssh_host_now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 /* Milliseconds left until deadline (< 0: none), capped at one slice. */
 static int
 ssh_host_slice(long long deadline)
@@ -86,7 +77,7 @@ ssh_host_slice(long long deadline)
 
 	if (deadline < 0)
 		return SSH_HOST_SLICE_MS;
-	left = deadline - ssh_host_now_ms();
+	left = deadline - clock_now_ms();
 	if (left < 0)
 		return 0;
 	return left < SSH_HOST_SLICE_MS ? (int)left : SSH_HOST_SLICE_MS;
@@ -414,7 +405,7 @@ static int
 ssh_host_collect(struct ssh_host *h, ssh_channel c, const char *cmd,
     struct ssh_host_buf *out, struct ssh_host_buf *err, char **cause)
 {
-	long long	deadline = ssh_host_now_ms() + h->command_timeout_ms;
+	long long	deadline = clock_now_ms() + h->command_timeout_ms;
 	int		eof;
 
 	for (;;) {
@@ -427,7 +418,7 @@ ssh_host_collect(struct ssh_host *h, ssh_channel c, const char *cmd,
 		}
 		if (eof)
 			return 0;
-		if (ssh_host_now_ms() >= deadline) {
+		if (clock_now_ms() >= deadline) {
 			ssh_host_fail(h, cause, "ssh exec \"%s\": timed out "
 			    "after %d ms", cmd, h->command_timeout_ms);
 			return -1;
@@ -780,7 +771,7 @@ ssh_host_chan_read(struct ssh_host_chan *ch, void *buf, size_t len,
 	int		n, eof;
 
 	if (timeout_ms >= 0)
-		deadline = ssh_host_now_ms() + timeout_ms;
+		deadline = clock_now_ms() + timeout_ms;
 	while (got < len) {
 		eof = ssh_channel_is_eof(ch->c);
 		n = ssh_channel_read_nonblocking(ch->c, (char *)buf + got,
@@ -795,7 +786,7 @@ ssh_host_chan_read(struct ssh_host_chan *ch, void *buf, size_t len,
 			ssh_host_chan_eof(ch, cause);
 			return -1;
 		}
-		if (deadline >= 0 && ssh_host_now_ms() >= deadline) {
+		if (deadline >= 0 && clock_now_ms() >= deadline) {
 			ssh_host_fail(ch->h, cause, "read from remote process: "
 			    "timed out after %d ms", timeout_ms);
 			return -1;

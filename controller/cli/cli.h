@@ -3,6 +3,8 @@
 #define HILAB_CLI_H
 
 #include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
 
 /* Exit codes, documented in the README. */
 #define CLI_EXIT_OK		0	/* done; for wait: the job succeeded */
@@ -39,6 +41,8 @@ bool	cli_nudge(const struct cli_options *);
 long long cli_job_id(const char *);
 /* Prints a JSON value, indented, with a final newline, to stdout. */
 void	cli_print_json(struct json_t *);
+/* Formats a unix-ms time as local "YYYY-mm-dd HH:MM:SS", or "-" for 0. */
+void	cli_time(int64_t ms, char *buf, size_t size);
 
 int	cmd_machines(const struct cli_options *, int, char **);
 int	cmd_jobs(const struct cli_options *, int, char **);

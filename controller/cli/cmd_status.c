@@ -35,19 +35,6 @@ status_job_json(const struct db_job *j)
 	    j->runs[DB_CANCELLED]);
 }
 
-/* Formats a unix-ms time as local "YYYY-mm-dd HH:MM:SS". */
-static void
-status_time(int64_t ms, char *buf, size_t size)
-{
-	time_t t = (time_t)(ms / 1000);
-	struct tm tm;
-
-	if (ms == 0 || localtime_r(&t, &tm) == NULL)
-		snprintf(buf, size, "-");
-	else
-		strftime(buf, size, "%Y-%m-%d %H:%M:%S", &tm);
-}
-
 int
 cmd_list(const struct cli_options *o, int argc, char **argv)
 {
@@ -70,7 +57,7 @@ cmd_list(const struct cli_options *o, int argc, char **argv)
 		printf("%5s  %-9s %-9s %-19s  %s\n", "JOB", "STATE", "RUNS",
 		    "SUBMITTED", "NAME");
 	for (i = 0; i < n; i++) {
-		status_time(v[i].submitted_at, when, sizeof when);
+		cli_time(v[i].submitted_at, when, sizeof when);
 		json_array_append_new(arr, status_job_json(&v[i]));
 		if (!o->json)
 			printf("%5lld  %-9s %4d/%-4d %-19s  %s\n",
@@ -105,7 +92,7 @@ status_print(const struct db_job *j, const struct db_run *runs, size_t n)
 	char when[32];
 	size_t i;
 
-	status_time(j->submitted_at, when, sizeof when);
+	cli_time(j->submitted_at, when, sizeof when);
 	printf("job %lld: %s\nstate: %s%s\nfile: %s\nsubmitted: %s\n",
 	    (long long)j->id, j->name, db_state_name(j->state),
 	    j->cancel_requested ? " (cancel requested)" : "",

@@ -92,19 +92,6 @@ sweep_time_of_day(const char *s)
 	return h * 60 + m;
 }
 
-/* Formats a unix-ms time as local "YYYY-mm-dd HH:MM:SS", or "-". */
-static void
-sweep_time(int64_t ms, char *buf, size_t size)
-{
-	time_t t = (time_t)(ms / 1000);
-	struct tm tm;
-
-	if (ms == 0 || localtime_r(&t, &tm) == NULL)
-		snprintf(buf, size, "-");
-	else
-		strftime(buf, size, "%Y-%m-%d %H:%M:%S", &tm);
-}
-
 /* "every 1d at 02:00" or "every 2s" into buf. */
 static void
 sweep_schedule_text(const struct db_sweep *w, char *buf, size_t size)
@@ -212,7 +199,7 @@ sweep_store(const struct cli_options *o, const char *name, const char *file,
 		cli_print_json(j);
 		json_decref(j);
 	} else {
-		sweep_time(w->next_at, when, sizeof when);
+		cli_time(w->next_at, when, sizeof when);
 		sweep_schedule_text(w, sched, sizeof sched);
 		printf("sweep \"%s\" added: %s every %s, first run %s\n",
 		    name, file, sched, when);
@@ -255,7 +242,7 @@ sweep_list_line(const struct db_sweep *w)
 
 	sweep_schedule_text(w, sched, sizeof sched);
 	if (w->enabled)
-		sweep_time(w->next_at, when, sizeof when);
+		cli_time(w->next_at, when, sizeof when);
 	else
 		snprintf(when, sizeof when, "disabled");
 	if (w->last_job != 0)
@@ -350,7 +337,7 @@ sweep_show_events(const struct db_event *ev, size_t n, bool warn)
 	for (i = 0; i < n; i++) {
 		if ((ev[i].level == DB_WARN) != warn)
 			continue;
-		sweep_time(ev[i].time, when, sizeof when);
+		cli_time(ev[i].time, when, sizeof when);
 		printf("  %s  %-5s %s\n", when, db_level_name(ev[i].level),
 		    ev[i].message);
 		shown++;
@@ -368,14 +355,14 @@ sweep_show_text(const struct db_sweep *w, const struct db_job *jobs,
 	size_t i;
 
 	sweep_schedule_text(w, sched, sizeof sched);
-	sweep_time(w->next_at, when, sizeof when);
+	cli_time(w->next_at, when, sizeof when);
 	printf("sweep \"%s\": %s\nevery: %s\nnext run: %s\n\njobs:\n",
 	    w->name, w->file, sched, w->enabled ? when : "disabled");
 	printf("  %5s  %-9s %-19s  %s\n", "JOB", "STATE", "SUBMITTED",
 	    "FINISHED");
 	for (i = 0; i < njobs; i++) {
-		sweep_time(jobs[i].submitted_at, when, sizeof when);
-		sweep_time(jobs[i].finished_at, end, sizeof end);
+		cli_time(jobs[i].submitted_at, when, sizeof when);
+		cli_time(jobs[i].finished_at, end, sizeof end);
 		printf("  %5lld  %-9s %-19s  %s\n", (long long)jobs[i].id,
 		    db_state_name(jobs[i].state), when, end);
 	}

@@ -4,6 +4,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
 #include <string.h>
 
 #include "config.h"
@@ -66,6 +67,19 @@ cli_print_json(json_t *v)
 {
 	json_dumpf(v, stdout, JSON_INDENT(2) | JSON_SORT_KEYS);
 	fputc('\n', stdout);
+}
+
+/* Formats a unix-ms time as local "YYYY-mm-dd HH:MM:SS", or "-" for 0. */
+void
+cli_time(int64_t ms, char *buf, size_t size)
+{
+	time_t t = (time_t)(ms / 1000);
+	struct tm tm;
+
+	if (ms == 0 || localtime_r(&t, &tm) == NULL)
+		snprintf(buf, size, "-");
+	else
+		strftime(buf, size, "%Y-%m-%d %H:%M:%S", &tm);
 }
 
 /* Prints the list of subcommands. */
