@@ -88,7 +88,7 @@ check "facts record the running kernel" test "$(sql "SELECT DISTINCT json_extrac
 check "compare prints a row per group count" grep -q "^2-groups" "$LAB_TMP/compare.out"
 
 # SIGKILL of hilabd mid-job: after a restart every result is stored once.
-b=$(submit "$(job_file b 2 1500 8)")
+b=$(submit "$(job_file b 2 800 8)")
 wait_results "$b" 2
 daemon_stop KILL
 stored=$(sql "SELECT COUNT(*) FROM run_results rr JOIN runs r ON r.id = rr.run WHERE r.job = $b")
