@@ -106,7 +106,10 @@ wait_results "$c" 2
 "$hilab" cancel "$c" >/dev/null
 "$hilab" wait --timeout 60 "$c" >/dev/null
 check "job $c cancelled" test "$(sql "SELECT state FROM jobs WHERE id = $c")" = cancelled
-sleep 1
+for _ in $(seq 1 300); do
+	[ -z "$(sql "SELECT lease_owner FROM machines WHERE name = 'demo'")" ] && break
+	sleep 0.1
+done
 check "machine lease released after cancel" test -z "$(sql "SELECT lease_owner FROM machines WHERE name = 'demo'")"
 check "no benchmark left running on the host" test -z "$(ip netns pids "$NETNS" | xargs -r ps -o comm= -p | grep hackbench)"
 check "results spooled before the cancel are kept" test "$(sql "SELECT COUNT(*) FROM run_results rr JOIN runs r ON r.id = rr.run WHERE r.job = $c")" -ge 2

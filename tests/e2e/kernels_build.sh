@@ -93,7 +93,7 @@ while True:
     c.close()
 ' "$T/connections" >"$T/port" &
 listener=$!
-for _ in $(seq 1 50); do [ -s "$T/port" ] && break; sleep 0.1; done
+for _ in $(seq 1 300); do [ -s "$T/port" ] && break; sleep 0.1; done
 port=$(cat "$T/port")
 [ -n "$port" ] || { echo "Bail out! the listener did not start"; exit 1; }
 mkdir -p "$HILAB_MACHINES"
