@@ -62,24 +62,63 @@ worker_expect(struct worker_booted *b, const char *image,
 	free(word);
 }
 
+/* The run a boot is made for, to log its boots made again. */
+struct worker_boot_arg {
+	struct worker_ctx	*ctx;
+	const struct db_run	*run;
+	const char		*kernel;
+};
+
+/* Logs a boot made again, and why, as an event of the run. */
+static void
+worker_boot_retry(void *arg, int boot, enum backend_failure f,
+    const char *why)
+{
+	struct worker_boot_arg *a = arg;
+	char *msg;
+
+	msg = xasprintf("boot %d of kernel \"%s\" failed (%s%s): %s; "
+	    "booting again on a fresh domain", boot, a->kernel,
+	    backend_failure_name(f), f == BACKEND_FAIL_EMULATOR ?
+	    ", not the kernel's" : "", why);
+	worker_event(a->ctx, a->run, DB_WARN, msg);
+	free(msg);
+}
+
+/* Records the boots a run's kernel took; a failure is only logged. */
+static void
+worker_boot_count(struct worker_ctx *ctx, const struct db_run *r,
+    int boots)
+{
+	char *cause = NULL;
+
+	if (db_run_set_boot_tries(ctx->db, r->id, boots, &cause) == -1) {
+		log_warn(worker_name(ctx), "%s", cause);
+		free(cause);
+	}
+}
+
 /* Boots image (NULL: the machine's own kernel) through the backend. */
 static int
 worker_boot_image(struct worker_ctx *ctx, const struct db_run *r,
     const struct db_kernel *k, json_t *spec, char **cause)
 {
 	struct backend_kernel bk = { .name = k->name, .cmdline = k->cmdline };
+	struct worker_boot_arg arg = { ctx, r, k->name };
 	char *image = worker_spec_str(spec, "image");
 	char *initrd = worker_spec_str(spec, "initrd");
 	char *console, *ignore = NULL;
-	int rc;
+	int rc, boots = 0;
 
 	bk.image = image;
 	bk.initrd = initrd;
 	worker_disconnect(ctx);
 	log_info(worker_name(ctx), "booting kernel \"%s\" (round %d)",
 	    k->name, r->round);
-	if ((rc = backend_boot(ctx->backend, &bk, cause)) == -1 &&
-	    (console = backend_console(ctx->backend)) != NULL) {
+	rc = backend_boot_tries(ctx->backend, &bk, worker_boot_retry, &arg,
+	    &boots, cause);
+	worker_boot_count(ctx, r, boots);
+	if (rc == -1 && (console = backend_console(ctx->backend)) != NULL) {
 		db_run_set_console(ctx->db, r->id, console, &ignore);
 		free(ignore);
 		free(console);

@@ -186,6 +186,8 @@ struct db_run {
 	char		*facts;		/* JSON fingerprint at run time */
 	char		*error;
 	char		*console;	/* console excerpt */
+	int		 boot_tries;	/* boots its kernel took; 0: not
+					   booted for this run */
 };
 
 /* Adds a queued run from the plan fields of r; returns its id or -1. */
@@ -207,6 +209,9 @@ int	db_run_start(struct db *, int64_t id, const char *agent_run_id,
 int	db_run_set_state(struct db *, int64_t id, enum db_state,
 	    const char *error, char **cause);
 int	db_run_set_console(struct db *, int64_t id, const char *excerpt,
+	    char **cause);
+/* Records how many boots the run's kernel took to come up. */
+int	db_run_set_boot_tries(struct db *, int64_t id, int boots,
 	    char **cause);
 /*
  * Records that run id is done again as run again: it then neither fails

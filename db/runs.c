@@ -10,7 +10,7 @@
 #define RUN_SELECT \
 	"SELECT id, job, machine, kernel, benchmark, params, round, boot, " \
 	"position, iterations, warmups, state, agent_run_id, started_at, " \
-	"finished_at, facts, error, console FROM runs "
+	"finished_at, facts, error, console, boot_tries FROM runs "
 
 static const struct db_state_table run_states = {
 	.name = "run",
@@ -86,6 +86,7 @@ run_read(sqlite3_stmt *s, void *row)
 	r->facts = db_column_text(s, 15);
 	r->error = db_column_text(s, 16);
 	r->console = db_column_text(s, 17);
+	r->boot_tries = sqlite3_column_int(s, 18);
 }
 
 /* The runs table's rows for db_rows_read. */
@@ -201,6 +202,22 @@ db_run_set_state(struct db *db, int64_t id, enum db_state to,
 	return db_state_set(db, &run_states, id, to, error, cause);
 }
 
+/*
+ * Runs an UPDATE of one run whose ?1 is the run's id and whose other
+ * parameters are bound; it must change that run.
+ */
+static int
+run_update(struct db *db, sqlite3_stmt *s, int64_t id, const char *what,
+    char **cause)
+{
+	sqlite3_bind_int64(s, 1, id);
+	if (db_exec_stmt(db, s, what, cause) == -1)
+		return -1;
+	if (sqlite3_changes(db->h) == 0)
+		return db_failx(db, cause, "no run %" PRId64, id);
+	return 0;
+}
+
 /* Keeps the console excerpt of a run. */
 int
 db_run_set_console(struct db *db, int64_t id, const char *excerpt,
@@ -212,13 +229,22 @@ db_run_set_console(struct db *db, int64_t id, const char *excerpt,
 
 	if ((s = db_stmt(db, sql, cause)) == NULL)
 		return -1;
-	sqlite3_bind_int64(s, 1, id);
 	db_bind_text(s, 2, excerpt);
-	if (db_exec_stmt(db, s, "set run console", cause) == -1)
+	return run_update(db, s, id, "set run console", cause);
+}
+
+/* Records how many boots the run's kernel took to come up. */
+int
+db_run_set_boot_tries(struct db *db, int64_t id, int boots, char **cause)
+{
+	static const char	 sql[] = "UPDATE runs SET boot_tries = ?2 "
+	    "WHERE id = ?1";
+	sqlite3_stmt		*s;
+
+	if ((s = db_stmt(db, sql, cause)) == NULL)
 		return -1;
-	if (sqlite3_changes(db->h) == 0)
-		return db_failx(db, cause, "no run %" PRId64, id);
-	return 0;
+	sqlite3_bind_int(s, 2, boots);
+	return run_update(db, s, id, "set run boot tries", cause);
 }
 
 /* Records that a run is done again as run again. */
@@ -231,13 +257,8 @@ db_run_set_retried(struct db *db, int64_t id, int64_t again, char **cause)
 
 	if ((s = db_stmt(db, sql, cause)) == NULL)
 		return -1;
-	sqlite3_bind_int64(s, 1, id);
 	sqlite3_bind_int64(s, 2, again);
-	if (db_exec_stmt(db, s, "set run retried", cause) == -1)
-		return -1;
-	if (sqlite3_changes(db->h) == 0)
-		return db_failx(db, cause, "no run %" PRId64, id);
-	return 0;
+	return run_update(db, s, id, "set run retried", cause);
 }
 
 /* Cancels the queued runs of a job; returns how many. */

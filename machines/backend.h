@@ -23,13 +23,26 @@ struct backend_kernel {
 
 struct backend;
 
+/*
+ * Why the last boot failed.  Only a kernel failure counts against the
+ * kernel; an emulator failure or a hang without a panic line is booted
+ * again (backend_boot_tries).
+ */
+enum backend_failure {
+	BACKEND_FAIL_KERNEL = 0,	/* a panic, a crash, a stop */
+	BACKEND_FAIL_HANG,		/* no answer and no panic line */
+	BACKEND_FAIL_EMULATOR,		/* qemu exited, would not start, or
+					   libvirtd did not answer */
+	BACKEND_FAIL_CONFIG,		/* nothing can boot as configured */
+};
+
 struct backend_ops {
 	const char	*name;
 	/*
 	 * Brings the machine up running kernel k and returns once its ssh
 	 * port answers, or -1 with *cause (a panic, a crash, a timeout: the
-	 * cause says which, and the console excerpt is kept for
-	 * backend_console).
+	 * cause says which, the backend's failure says what kind, and the
+	 * console excerpt is kept for backend_console).
 	 */
 	int		(*boot)(struct backend *, const struct backend_kernel *k,
 			    char **cause);
@@ -44,12 +57,29 @@ struct backend {
 	const struct backend_ops	*ops;
 	const struct machine		*machine;
 	void				*priv;
+	enum backend_failure		 failure;	/* of the last boot */
 };
+
+/* Hears of a failed boot that is made again: its number and why. */
+typedef void	backend_retry_fn(void *arg, int boot, enum backend_failure,
+		    const char *why);
 
 /* Returns the backend for the machine's kind, or NULL with *cause. */
 struct backend	*backend_new(const struct machine *, char **cause);
+/* One boot; on failure b->failure says what kind. */
 int		 backend_boot(struct backend *, const struct backend_kernel *,
 		    char **cause);
+/*
+ * Boots k, and again on a fresh domain after an emulator failure or a hang
+ * without a panic line, up to the machine's boot_tries boots in all; retry
+ * (may be NULL) hears of each boot made again.  *boots is the number of
+ * boots made.  On failure *cause says whether the kernel is to blame.
+ */
+int		 backend_boot_tries(struct backend *,
+		    const struct backend_kernel *, backend_retry_fn *retry,
+		    void *arg, int *boots, char **cause);
+/* "kernel", "hang", "emulator" or "config". */
+const char	*backend_failure_name(enum backend_failure);
 int		 backend_shutdown(struct backend *, char **cause);
 char		*backend_console(struct backend *);
 void		 backend_free(struct backend *);

@@ -157,12 +157,17 @@ dx_cpu(FILE *fp, const struct machine *m, const struct dx_topo *t)
 	fputs("  </cpu>\n", fp);
 }
 
-/* Writes <devices>: console file, panic device, entropy, no balloon. */
+/*
+ * Writes <devices>: the emulator, console file, panic device, entropy, no
+ * balloon.
+ */
 static void
-dx_devices(FILE *fp, const char *console_path)
+dx_devices(FILE *fp, const struct machine *m, const char *console_path)
 {
-	fputs("  <devices>\n"
-	    "    <serial type='file'>\n"
+	fputs("  <devices>\n", fp);
+	dx_elem(fp, "    ", "emulator", m->libvirt.emulator != NULL ?
+	    m->libvirt.emulator : MACHINE_QEMU_SINGLE);
+	fputs("    <serial type='file'>\n"
 	    "      <source path='", fp);
 	dx_esc(fp, console_path);
 	fputs("'/>\n"
@@ -239,7 +244,7 @@ domain_xml_new(const struct machine *m, const struct backend_kernel *k,
 	fputs("  <on_poweroff>destroy</on_poweroff>\n"
 	    "  <on_reboot>destroy</on_reboot>\n"
 	    "  <on_crash>destroy</on_crash>\n", fp);
-	dx_devices(fp, console_path);
+	dx_devices(fp, m, console_path);
 	dx_network(fp, m);
 	fputs("</domain>\n", fp);
 	fclose(fp);

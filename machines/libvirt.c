@@ -65,7 +65,6 @@ struct lv_backend {
 	char			*def_initrd;
 	int			 boot_timeout_ms;
 	double			 boot_seconds;
-	bool			 timed_out;	/* the last boot's ssh never came */
 	int			 cb_id;		/* -1 when none */
 	struct lv_watch		*watch;
 };
@@ -258,6 +257,18 @@ lv_watch_stop(struct backend *b)
 	lv->watch = NULL;
 }
 
+/* The detail of the Stopped event the watch saw (0 before one). */
+static int
+lv_watch_detail(struct lv_watch *w)
+{
+	int detail;
+
+	pthread_mutex_lock(&w->mtx);
+	detail = w->detail;
+	pthread_mutex_unlock(&w->mtx);
+	return detail;
+}
+
 /* True if the watch saw the domain stop; *crashed says how. */
 static bool
 lv_watch_stopped(struct lv_watch *w, bool *crashed)
@@ -410,8 +421,10 @@ lv_kname(const struct backend_kernel *k)
 }
 
 /*
- * Why the boot failed if it did: a panic on the console, the domain
- * stopped or crashed, or no longer running.  NULL while it boots.
+ * Why the boot failed if it did, its kind in b->failure: a panic on the
+ * console, the domain crashed or stopped (the kernel's doing), qemu gone
+ * without a panic line (the emulator's), or no longer running.  NULL
+ * while it boots.
  */
 static char *
 lv_boot_failed(struct backend *b, virDomainPtr d, const char *tail)
@@ -421,17 +434,27 @@ lv_boot_failed(struct backend *b, virDomainPtr d, const char *tail)
 	int state = 0, reason = 0;
 
 	stopped = lv_watch_stopped(lv->watch, &crashed);
+	b->failure = BACKEND_FAIL_KERNEL;
 	if (tail != NULL && strstr(tail, LV_PANIC) != NULL)
 		return xstrdup("panicked at boot");
 	if (crashed)
 		return xstrdup("crashed at boot");
+	if (stopped && lv_watch_detail(lv->watch) ==
+	    VIR_DOMAIN_EVENT_STOPPED_FAILED) {
+		b->failure = BACKEND_FAIL_EMULATOR;
+		return xstrdup("lost its emulator at boot (qemu exited)");
+	}
 	if (stopped)
 		return xstrdup("stopped at boot");
 	if (virDomainGetState(d, &state, &reason, 0) == 0 &&
 	    state != VIR_DOMAIN_RUNNING && state != VIR_DOMAIN_PAUSED &&
-	    state != VIR_DOMAIN_BLOCKED)
+	    state != VIR_DOMAIN_BLOCKED) {
+		if (state == VIR_DOMAIN_SHUTOFF &&
+		    reason == VIR_DOMAIN_SHUTOFF_FAILED)
+			b->failure = BACKEND_FAIL_EMULATOR;
 		return xasprintf("stopped at boot (state %d, reason %d)",
 		    state, reason);
+	}
 	return NULL;
 }
 
@@ -455,7 +478,7 @@ lv_wait(struct backend *b, virDomainPtr d, const struct backend_kernel *k,
 			return 0;
 		}
 		if (clock_now_ms() - t0 > lv->boot_timeout_ms) {
-			lv->timed_out = true;
+			b->failure = BACKEND_FAIL_HANG;
 			why = xasprintf("ssh %s:%d did not answer within %d s",
 			    m->ssh.host, m->ssh.port,
 			    lv->boot_timeout_ms / 1000);
@@ -501,18 +524,46 @@ lv_kernel_keep(struct lv_kernel *dst, const struct backend_kernel *k)
 	*dst = c;
 }
 
-/* Adds a hint to a start failure that qemu could not bind the port. */
+/*
+ * A start that failed is the emulator's failure, but for a port qemu can
+ * never bind, which gets a hint.
+ */
 static void
 lv_start_fail(struct backend *b, char **cause)
 {
 	const struct machine *m = b->machine;
 	const char *msg = virGetLastErrorMessage();
 
-	if (strstr(msg, "host forwarding") != NULL && m->ssh.port < 1024)
+	b->failure = BACKEND_FAIL_EMULATOR;
+	if (strstr(msg, "host forwarding") != NULL && m->ssh.port < 1024) {
+		b->failure = BACKEND_FAIL_CONFIG;
 		*cause = xasprintf("machine \"%s\": start: %s (qemu runs "
 		    "unprivileged: use an ssh port above 1023)", m->name, msg);
-	else
+	} else
 		lv_fail(cause, m, "start");
+}
+
+/*
+ * Checks that the emulator can be run before libvirt is asked to, for a
+ * uri of this machine: a missing one is the lab's setup, not a failure to
+ * boot again.
+ */
+static int
+lv_emulator_check(struct backend *b, char **cause)
+{
+	const struct machine *m = b->machine;
+	const char *emu = m->libvirt.emulator;
+
+	if (emu == NULL || strncmp(lv_uri(m), "qemu:///", 8) != 0 ||
+	    access(emu, X_OK) == 0)
+		return 0;
+	b->failure = BACKEND_FAIL_CONFIG;
+	*cause = xasprintf("machine \"%s\" (%s): emulator %s cannot be run: "
+	    "%s (scripts/lab.sh installs %s; \"emulator: "
+	    "/usr/bin/qemu-system-x86_64\" in \"libvirt\" keeps qemu's own "
+	    "threading)", m->name, m->file != NULL ? m->file : "?", emu,
+	    strerror(errno), MACHINE_QEMU_SINGLE);
+	return -1;
 }
 
 /* Defines and starts the domain for k and waits until ssh answers. */
@@ -526,11 +577,15 @@ lv_boot_kernel(struct backend *b, const struct backend_kernel *k,
 	int64_t t0;
 	int rc = -1;
 
-	if (lv_connect(b, cause) == -1 || lv_console_new(b, cause) == -1)
-		return -1;
-	if ((xml = domain_xml_new(b->machine, k, lv->console_path,
+	b->failure = BACKEND_FAIL_CONFIG;
+	if (lv_emulator_check(b, cause) == -1 ||
+	    lv_console_new(b, cause) == -1 ||
+	    (xml = domain_xml_new(b->machine, k, lv->console_path,
 	    cause)) == NULL)
 		return -1;
+	b->failure = BACKEND_FAIL_EMULATOR;
+	if (lv_connect(b, cause) == -1)
+		goto out;
 	if (lv_remove_name(lv->conn, lv->domname) == -1) {
 		lv_fail(cause, b->machine, "remove the old domain");
 		goto out;
@@ -596,26 +651,15 @@ lv_boot(struct backend *b, const struct backend_kernel *k, char **cause)
 		use.initrd = NULL;
 		use.cmdline = k != NULL ? k->cmdline : NULL;
 	} else {
+		b->failure = BACKEND_FAIL_CONFIG;
 		*cause = xasprintf("machine \"%s\": no kernel to boot (none "
 		    "booted yet and no default kernel)", b->machine->name);
 		return -1;
 	}
 	if (use.initrd == NULL)
 		use.initrd = lv->def_initrd;
-	lv->timed_out = false;
-	if (lv_boot_kernel(b, &use, cause) == -1 && !lv->timed_out)
+	if (lv_boot_kernel(b, &use, cause) == -1)
 		return -1;
-	if (lv->timed_out) {
-		/*
-		 * A guest that hangs at boot without a panic (seen under TCG
-		 * with many vCPUs on a loaded host) gets one more boot.
-		 */
-		log_warn(LV_TAG, "%s; booting once more", *cause);
-		free(*cause);
-		*cause = NULL;
-		if (lv_boot_kernel(b, &use, cause) == -1)
-			return -1;
-	}
 	log_info(LV_TAG, "machine \"%s\": kernel \"%s\" answers on ssh after "
 	    "%.1f s", b->machine->name, lv_kname(&use), lv->boot_seconds);
 	lv_kernel_keep(&lv->last, &use);

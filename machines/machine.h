@@ -60,7 +60,19 @@ struct machine_libvirt {
 	char			*initrd;	/* host image for kernels that
 						   bring none, or NULL */
 	int			 boot_timeout_ms; /* default 180000 */
+	char			*emulator;	/* the qemu binary libvirt runs;
+						   default MACHINE_QEMU_SINGLE */
+	int			 boot_tries;	/* boots a hang or an emulator
+						   failure gets; default 3 */
 };
+
+/*
+ * qemu with one TCG thread for every vCPU (scripts/qemu-tcg-single, which
+ * scripts/lab.sh installs here): qemu's default of one thread per vCPU can
+ * hang a many-vCPU guest at boot on a loaded host.  A machine file that
+ * names /usr/bin/qemu-system-x86_64 as its emulator gets qemu's default.
+ */
+#define MACHINE_QEMU_SINGLE	"/usr/local/libexec/hilab/qemu-tcg-single"
 
 /* How hilab switches a machine's power; zeroed when the file has none. */
 enum machine_power_kind {

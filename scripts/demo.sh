@@ -67,6 +67,9 @@ host=$(submit examples/jobs/hackbench-demo.yaml)
 $hilab wait "$host" || { $hilab logs "$host"; exit 1; }
 $hilab wait "$vm" || { $hilab logs "$vm"; exit 1; }
 echo
+echo "== boots of the 32-vCPU VM made again, and why =="
+$hilab logs "$vm" | grep -F 'booting again' || echo "none: every boot came up"
+echo
 echo "== hackbench on the 32-vCPU VM (rt_group_sched=0), base vs patched =="
 $hilab compare --job "$vm"
 echo

@@ -78,18 +78,29 @@ static json_t *
 status_run_json(const struct db_run *r)
 {
 	return json_pack("{s:I, s:s, s:I, s:s, s:s, s:i, s:i, s:i, s:s, s:s?, "
-	    "s:s?}", "id", (json_int_t)r->id, "machine", r->machine, "kernel",
-	    (json_int_t)r->kernel, "benchmark", r->benchmark, "params",
-	    r->params, "round", r->round, "boot", r->boot, "position",
-	    r->position, "state", db_state_name(r->state), "agent_run_id",
-	    r->agent_run_id, "error", r->error);
+	    "s:s?, s:o}", "id", (json_int_t)r->id, "machine", r->machine,
+	    "kernel", (json_int_t)r->kernel, "benchmark", r->benchmark,
+	    "params", r->params, "round", r->round, "boot", r->boot,
+	    "position", r->position, "state", db_state_name(r->state),
+	    "agent_run_id", r->agent_run_id, "error", r->error, "boot_tries",
+	    r->boot_tries > 0 ? json_integer(r->boot_tries) : json_null());
+}
+
+/* The boots a run's kernel took, "-" when it booted none. */
+static const char *
+status_boots(const struct db_run *r, char *buf, size_t len)
+{
+	if (r->boot_tries < 1)
+		return "-";
+	snprintf(buf, len, "%d", r->boot_tries);
+	return buf;
 }
 
 /* Prints one job and its runs. */
 static void
 status_print(const struct db_job *j, const struct db_run *runs, size_t n)
 {
-	char when[32];
+	char when[32], boots[16];
 	size_t i;
 
 	cli_time(j->submitted_at, when, sizeof when);
@@ -102,11 +113,12 @@ status_print(const struct db_job *j, const struct db_run *runs, size_t n)
 	printf("runs: %d done, %d running, %d queued, %d failed, "
 	    "%d cancelled\n\n", j->runs[DB_DONE], j->runs[DB_RUNNING],
 	    j->runs[DB_QUEUED], j->runs[DB_FAILED], j->runs[DB_CANCELLED]);
-	printf("%6s  %-12s %5s %-14s %-20s %-9s %s\n", "RUN", "MACHINE",
-	    "ROUND", "BENCHMARK", "PARAMS", "STATE", "ERROR");
+	printf("%6s  %-12s %5s %5s %-14s %-20s %-9s %s\n", "RUN", "MACHINE",
+	    "ROUND", "BOOTS", "BENCHMARK", "PARAMS", "STATE", "ERROR");
 	for (i = 0; i < n; i++)
-		printf("%6lld  %-12s %5d %-14s %-20s %-9s %s\n",
+		printf("%6lld  %-12s %5d %5s %-14s %-20s %-9s %s\n",
 		    (long long)runs[i].id, runs[i].machine, runs[i].round,
+		    status_boots(&runs[i], boots, sizeof boots),
 		    runs[i].benchmark, runs[i].params,
 		    db_state_name(runs[i].state),
 		    runs[i].error ? runs[i].error : "");

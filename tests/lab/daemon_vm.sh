@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # hilabd with real VMs: two kernels in alternating rounds on a libvirt VM
 # (samples per kernel and round in SQLite, every boot verified), a kernel
-# that panics at boot, and a domain left running by a SIGKILLed hilabd.
+# that panics at boot, qemu killed in mid-boot (booted again, not held
+# against the kernel), and a domain left running by a SIGKILLed hilabd.
 set -u
 [ "$(id -u)" = 0 ] || { echo "SKIP: needs root (libvirtd, qemu:///system)" >&2;
     exit 77; }
@@ -51,7 +52,7 @@ YAML
 two_kernels="  - {name: base, image: $HILAB_LAB_KERNEL_BASE}
   - {name: patched, image: $HILAB_LAB_KERNEL_PATCHED}"
 
-echo "1..13"
+echo "1..18"
 daemon_start
 t0=$(date +%s)
 a=$(job rounds 2 "$two_kernels")
@@ -77,6 +78,29 @@ echo "# panicking kernel: job ended in $took s"
 check "panic fails the run, naming it" test "$(sql "SELECT COUNT(*) FROM runs WHERE job = $p AND state = 'failed' AND error LIKE '%panicked at boot%'")" = 1
 check "console excerpt stored with the run" test "$(sql "SELECT COUNT(*) FROM runs WHERE job = $p AND console LIKE '%Kernel panic%'")" = 1
 check "panic seen within 60 s" test "$took" -lt 60
+
+# qemu killed in mid-boot: an emulator failure, booted again on a fresh
+# domain; the run completes and the kernel is not blamed.
+qemu_pid() { pgrep -f 'guest=hilab-vm4,' | head -n 1; }
+c=$(job crash 1 "  - {name: base, image: $HILAB_LAB_KERNEL_BASE}")
+console=
+for _ in $(seq 1 600); do
+	pid=$(qemu_pid)
+	console=$(ls -t "$HILAB_LAB_DIR"/console/vm4-*.log 2>/dev/null | head -n 1)
+	[ -n "$pid" ] && [ -n "$console" ] &&
+	    grep -q 'Linux version' "$console" 2>/dev/null && break
+	sleep 0.1
+done
+kill -KILL "$pid"
+echo "# killed qemu $pid after: $(grep -c . "$console") console lines"
+"$hilab" wait --timeout 300 "$c" >/dev/null
+check "the job with the killed qemu ends done" test "$(sql "SELECT state FROM jobs WHERE id = $c")" = done
+check "its run took two boots" test "$(sql "SELECT boot_tries FROM runs WHERE job = $c")" = 2
+check "the lost boot is an emulator event, not the kernel's" \
+    test "$("$hilab" logs "$c" | grep -c 'boot 1 of kernel "base" failed (emulator, not the kernel.s): .*lost its emulator at boot.*booting again on a fresh domain')" = 1
+check "hilab status shows the two boots" \
+    test "$("$hilab" status "$c" | awk '$1 ~ /^[0-9]+$/ { print $4 }')" = 2
+check "no run of it failed" test "$(sql "SELECT COUNT(*) FROM runs WHERE job = $c AND (state != 'done' OR error IS NOT NULL)")" = 0
 
 # SIGKILL of hilabd while its VM runs: the domain is destroyed on restart
 # and the run is done again.

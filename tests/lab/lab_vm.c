@@ -9,12 +9,22 @@
  *	boot MACHINE	boot base and check the facts against the machine
  *	panic MACHINE	a kernel that panics at boot is seen within 30 s
  *	cleanup MACHINE	libvirt_cleanup_prefix removes left-over domains
+ *	boots MACHINE	boots the two kernels in turn HILAB_LAB_BOOTS times
+ *			(default 50) under a load of two spinning processes,
+ *			one boot each, none made again; fails on any boot
+ *			that does not come up.  HILAB_LAB_EMULATOR names
+ *			another emulator: then failures are only counted
+ *			(bench/boot-tcg.sh compares qemu's default so)
  * Boot times print as "boot MACHINE KERNEL VCPUS: N.N s to ssh".
  */
+#include <errno.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -28,6 +38,7 @@
 #include "machines/libvirt.h"
 
 #define PANIC_LIMIT_S	30.0
+#define LOAD_PROCS	2
 
 static struct inventory	*inv;
 
@@ -339,13 +350,117 @@ step_cleanup(struct machine *m)
 	printf("cleanup removed the stray domains\n");
 }
 
+/* Starts n processes that spin until killed (or this one exits). */
+static void
+load_start(pid_t *pids, int n)
+{
+	volatile unsigned long spin = 0;
+	int i;
+
+	for (i = 0; i < n; i++) {
+		if ((pids[i] = fork()) == -1)
+			die("fork: %s", strerror(errno));
+		if (pids[i] != 0)
+			continue;
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		for (;;)
+			spin++;
+	}
+}
+
+/* Ends the load. */
+static void
+load_stop(pid_t *pids, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++) {
+		kill(pids[i], SIGKILL);
+		waitpid(pids[i], NULL, 0);
+	}
+}
+
+static int
+cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* Boots kernel k once; its time in *t, or its failure kind counted. */
+static bool
+boots_one(struct backend *b, const struct backend_kernel *k, int i,
+    double *t, int *failed)
+{
+	char *cause = NULL;
+	double t0 = now_s();
+
+	if (backend_boot(b, k, &cause) == 0) {
+		*t = now_s() - t0;
+		printf("boot %d %s: %.1f s\n", i + 1, k->name, *t);
+		fflush(stdout);
+		return true;
+	}
+	failed[b->failure]++;
+	printf("boot %d %s FAILED (%s): %s\n", i + 1, k->name,
+	    backend_failure_name(b->failure), cause);
+	fflush(stdout);
+	free(cause);
+	return false;
+}
+
+/* Many boots under load: how often one does not come up, and how long. */
+static void
+step_boots(struct machine *m)
+{
+	const char *nv = getenv("HILAB_LAB_BOOTS");
+	const char *emu = getenv("HILAB_LAB_EMULATOR");
+	struct backend_kernel k[2] = {
+		{ "base", env("HILAB_LAB_KERNEL_BASE"), NULL, NULL },
+		{ "patched", env("HILAB_LAB_KERNEL_PATCHED"), NULL, NULL } };
+	int n = nv != NULL ? atoi(nv) : 50, i, ok = 0;
+	int failed[BACKEND_FAIL_CONFIG + 1] = { 0 };
+	pid_t load[LOAD_PROCS];
+	struct backend *b;
+	double *t;
+
+	if (n < 1)
+		die("HILAB_LAB_BOOTS must be a positive number");
+	if (emu != NULL && *emu != '\0') {
+		free(m->libvirt.emulator);
+		m->libvirt.emulator = xstrdup(emu);
+	}
+	b = lab_backend(m);
+	t = xcalloc((size_t)n, sizeof(*t));
+	load_start(load, LOAD_PROCS);
+	for (i = 0; i < n; i++)
+		if (boots_one(b, &k[i % 2], i, &t[ok], failed))
+			ok++;
+	load_stop(load, LOAD_PROCS);
+	lab_shutdown(b);
+	backend_free(b);
+	qsort(t, (size_t)ok, sizeof(*t), cmp_double);
+	printf("boots %s (%s, %d spinning): %d boots, %d up, %d hung, "
+	    "%d emulator failures, %d kernel failures; median %.1f s, "
+	    "max %.1f s\n", m->name, m->libvirt.emulator, LOAD_PROCS, n, ok,
+	    failed[BACKEND_FAIL_HANG], failed[BACKEND_FAIL_EMULATOR],
+	    failed[BACKEND_FAIL_KERNEL] + failed[BACKEND_FAIL_CONFIG],
+	    ok > 0 ? (ok % 2 ? t[ok / 2] : (t[ok / 2 - 1] + t[ok / 2]) / 2) :
+	    0.0, ok > 0 ? t[ok - 1] : 0.0);
+	free(t);
+	if (ok != n && (emu == NULL || *emu == '\0'))
+		die("%d of %d boots did not come up", n - ok, n);
+}
+
 int
 main(int argc, char **argv)
 {
 	struct machine *m;
 
 	if (argc != 3)
-		die("usage: %s switch|boot|panic|cleanup MACHINE", argv[0]);
+		die("usage: %s switch|boot|panic|cleanup|boots MACHINE",
+		    argv[0]);
 	m = lab_machine(argv[2]);
 	if (strcmp(argv[1], "switch") == 0)
 		step_switch(m);
@@ -355,6 +470,8 @@ main(int argc, char **argv)
 		step_panic(m);
 	else if (strcmp(argv[1], "cleanup") == 0)
 		step_cleanup(m);
+	else if (strcmp(argv[1], "boots") == 0)
+		step_boots(m);
 	else
 		die("unknown step \"%s\"", argv[1]);
 	inventory_free(inv);

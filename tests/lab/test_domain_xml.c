@@ -172,6 +172,8 @@ test_escaping(void **state)
 	(void)state;
 	free(m->name);
 	m->name = xstrdup("vm<&>'\"");
+	free(m->libvirt.emulator);
+	m->libvirt.emulator = xstrdup("/opt/q<&>'\"/qemu");
 	xml = domain_xml_new(m, &k, "/var/lib/hilab/c/'<&>\".log", &cause);
 	if (xml == NULL)
 		fail_msg("%s", cause);
@@ -180,6 +182,7 @@ test_escaping(void **state)
 	want = xasprintf("console=ttyS0 panic=1 rt_group_sched=0 %s", nasty);
 	assert_xpath(doc, "/domain/os/cmdline", want);
 	assert_xpath(doc, "/domain/name", "hilab-vm<&>'\"");
+	assert_xpath(doc, "/domain/devices/emulator", "/opt/q<&>'\"/qemu");
 	assert_xpath(doc, "/domain/os/kernel", k.image);
 	assert_xpath(doc, "/domain/devices/serial/source/@path",
 	    "/var/lib/hilab/c/'<&>\".log");
@@ -260,6 +263,74 @@ test_refused(void **state)
 	inventory_free(inv);
 }
 
+/* Loads a one-VM machine file whose libvirt section ends with extra. */
+static struct inventory *
+load_vm_with(const char *extra)
+{
+	char dir[] = "/tmp/hilab-dx-XXXXXX", *path, *cause = NULL;
+	struct inventory *inv;
+	FILE *fp;
+
+	assert_non_null(mkdtemp(dir));
+	path = xasprintf("%s/vm.yaml", dir);
+	assert_non_null(fp = fopen(path, "w"));
+	fprintf(fp, "name: vm\nkind: libvirt\nssh: {host: 127.0.0.11, "
+	    "port: 2222, identity: k, known_hosts: kh}\nlibvirt:\n"
+	    "  vcpus: 2\n  memory: 1G\n%s", extra);
+	fclose(fp);
+	inv = inventory_load_file(path, &cause);
+	if (inv == NULL)
+		fail_msg("%s", cause);
+	unlink(path);
+	rmdir(dir);
+	free(path);
+	return inv;
+}
+
+/*
+ * The domain runs the emulator the machine file names, by default the
+ * single-threaded TCG wrapper; the emulator is the first device.
+ */
+static void
+test_emulator(void **state)
+{
+	const char *src = getenv("HILAB_SRCDIR");
+	struct backend_kernel k = { "base", "/k", NULL, NULL };
+	struct inventory *inv;
+	char *wrapper, *line, *xml, *cause = NULL;
+	xmlDocPtr doc;
+	int rc;
+
+	(void)state;
+	inv = load_vm32();
+	xml = domain_xml_new(inv->machines[0], &k, "/c.log", &cause);
+	assert_non_null(xml);
+	doc = xmlReadMemory(xml, (int)strlen(xml), "d.xml", NULL, 0);
+	assert_xpath(doc, "/domain/devices/*[1][self::emulator]",
+	    MACHINE_QEMU_SINGLE);
+	xmlFreeDoc(doc);
+	free(xml);
+	inventory_free(inv);
+
+	wrapper = xasprintf("%s/scripts/qemu-tcg-single", src ? src : ".");
+	line = xasprintf("  emulator: %s\n", wrapper);
+	inv = load_vm_with(line);
+	assert_string_equal(inv->machines[0]->libvirt.emulator, wrapper);
+	xml = domain_xml_new(inv->machines[0], &k, "/c.log", &cause);
+	assert_non_null(xml);
+	doc = xmlReadMemory(xml, (int)strlen(xml), "d.xml", NULL, 0);
+	assert_xpath(doc, "/domain/devices/emulator", wrapper);
+	if ((rc = validate(xml)) == -1)
+		validator_missing = true;
+	else
+		assert_int_equal(rc, 0);
+	xmlFreeDoc(doc);
+	free(xml);
+	free(line);
+	free(wrapper);
+	inventory_free(inv);
+}
+
 /* An ssh host boots its running kernel and refuses to switch. */
 static void
 test_ssh_backend(void **state)
@@ -290,6 +361,7 @@ main(void)
 		cmocka_unit_test(test_escaping),
 		cmocka_unit_test(test_flat_topology),
 		cmocka_unit_test(test_refused),
+		cmocka_unit_test(test_emulator),
 		cmocka_unit_test(test_ssh_backend),
 	};
 	int rc;
