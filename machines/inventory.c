@@ -1281,39 +1281,64 @@ out:
 	free(all.v);
 }
 
-/* True for a libvirt uri of this machine's own qemu driver. */
-static bool
-inv_uri_local_qemu(const char *uri)
+/*
+ * Why the emulator of lv cannot be run on this machine, or NULL when it
+ * can or when libvirt runs it elsewhere (a uri other than qemu:///...).
+ */
+static const char *
+inv_emulator_problem(const struct machine_libvirt *lv)
 {
-	return uri == NULL || strncmp(uri, "qemu:///", 8) == 0;
+	const char *emu = lv->emulator != NULL ? lv->emulator :
+	    MACHINE_QEMU_SINGLE;
+	struct stat st;
+
+	if (lv->uri != NULL && strncmp(lv->uri, "qemu:///", 8) != 0)
+		return NULL;
+	if (stat(emu, &st) == -1)
+		return strerror(errno);
+	if (!S_ISREG(st.st_mode))
+		return "not a regular file";
+	if (access(emu, X_OK) == -1)
+		return "not executable";
+	return NULL;
 }
 
 /*
  * Checks that the emulator the file names can be run here (libvirt runs
  * it on this machine for a qemu:/// uri).  The wrapper hilab ships, the
- * default, is checked where a VM boots (scripts/lab.sh installs it): a
- * machine file naming it stays valid where it is only read.
+ * default, is checked where a VM boots and by "hilab machines check"
+ * (scripts/lab.sh installs it): a file naming it stays valid where it is
+ * only read.
  */
 static void
 inv_emulator_check(struct inv_file *f, yaml_node_t *lmap,
                    const struct machine_libvirt *lv)
 {
-	struct stat st;
-	const char *why = NULL;
+	const char *why;
 
-	if (lv->emulator == NULL || !inv_uri_local_qemu(lv->uri) ||
+	if (lv->emulator == NULL ||
 	    strcmp(lv->emulator, MACHINE_QEMU_SINGLE) == 0)
 		return;
-	if (stat(lv->emulator, &st) == -1)
-		why = strerror(errno);
-	else if (!S_ISREG(st.st_mode))
-		why = "not a regular file";
-	else if (access(lv->emulator, X_OK) == -1)
-		why = "not executable";
-	if (why != NULL)
+	if ((why = inv_emulator_problem(lv)) != NULL)
 		inv_error_key(f, lmap, "emulator",
 		              "\"emulator\" %s cannot be run: %s", lv->emulator,
 		              why);
+}
+
+char *
+inventory_emulator_check(const struct machine *m)
+{
+	const char *why;
+
+	if (m->kind != MACHINE_LIBVIRT ||
+	    (why = inv_emulator_problem(&m->libvirt)) == NULL)
+		return NULL;
+	return xasprintf("%s:%d: machine \"%s\": emulator %s cannot be run: "
+	    "%s (scripts/lab.sh installs %s; \"emulator: "
+	    "/usr/bin/qemu-system-x86_64\" in \"libvirt\" keeps qemu's own "
+	    "threading)", m->file != NULL ? m->file : "?", m->line, m->name,
+	    m->libvirt.emulator != NULL ? m->libvirt.emulator :
+	    MACHINE_QEMU_SINGLE, why, MACHINE_QEMU_SINGLE);
 }
 
 /* Reconciles the libvirt section with the topology and checks the cells. */

@@ -33,6 +33,13 @@ struct machine	*inventory_find(const struct inventory *, const char *name);
 void		 inventory_print(FILE *, const struct inventory *);
 /* Prints one machine as an item of that sequence. */
 void		 inventory_print_machine(FILE *, const struct machine *);
+/*
+ * NULL when a libvirt machine's emulator can be run here (or libvirt runs
+ * it elsewhere: a uri other than qemu:///...), else why not, naming the
+ * machine file (caller frees).  Where a VM boots and by "machines check":
+ * loading a file only checks an emulator other than the default.
+ */
+char		*inventory_emulator_check(const struct machine *);
 /* "ssh" or "libvirt". */
 const char	*machine_kind_str(enum machine_kind);
 void		 inventory_free(struct inventory *);

@@ -26,6 +26,7 @@
 #include "common/clock.h"
 #include "common/xmalloc.h"
 #include "machines/domain_xml.h"
+#include "machines/inventory.h"
 #include "machines/libvirt.h"
 
 #define LV_TAG		"libvirt"
@@ -551,18 +552,9 @@ lv_start_fail(struct backend *b, char **cause)
 static int
 lv_emulator_check(struct backend *b, char **cause)
 {
-	const struct machine *m = b->machine;
-	const char *emu = m->libvirt.emulator;
-
-	if (emu == NULL || strncmp(lv_uri(m), "qemu:///", 8) != 0 ||
-	    access(emu, X_OK) == 0)
+	if ((*cause = inventory_emulator_check(b->machine)) == NULL)
 		return 0;
 	b->failure = BACKEND_FAIL_CONFIG;
-	*cause = xasprintf("machine \"%s\" (%s): emulator %s cannot be run: "
-	    "%s (scripts/lab.sh installs %s; \"emulator: "
-	    "/usr/bin/qemu-system-x86_64\" in \"libvirt\" keeps qemu's own "
-	    "threading)", m->name, m->file != NULL ? m->file : "?", emu,
-	    strerror(errno), MACHINE_QEMU_SINGLE);
 	return -1;
 }
 

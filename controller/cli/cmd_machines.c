@@ -23,20 +23,45 @@ machines_load(const char *dir)
 	return inv;
 }
 
-/* hilab machines check [DIR]: validates and prints the normalized files. */
+/* Prints why each VM's emulator cannot be run here; false if one cannot. */
+static bool
+machines_emulators_ok(const struct inventory *inv)
+{
+	char *why;
+	size_t i;
+	bool ok = true;
+
+	for (i = 0; i < inv->n; i++) {
+		if ((why = inventory_emulator_check(inv->machines[i])) == NULL)
+			continue;
+		fprintf(stderr, "%s\n", why);
+		free(why);
+		ok = false;
+	}
+	return ok;
+}
+
+/*
+ * hilab machines check [DIR]: validates the files, and that each VM's
+ * emulator can be run here, and prints them normalized.
+ */
 static int
 machines_check(const struct cli_options *o, int argc, char **argv)
 {
 	const char *dir = argc > 2 ? argv[2] : o->machines_dir;
 	struct inventory *inv;
+	int rc = CLI_EXIT_OK;
 
 	if (argc > 3)
 		return cli_usage_error("usage: hilab machines check [DIR]");
 	if ((inv = machines_load(dir)) == NULL)
 		return CLI_EXIT_USAGE;
-	inventory_print(stdout, inv);
+	if (!machines_emulators_ok(inv))
+		rc = CLI_EXIT_USAGE;
+	else
+		inventory_print(stdout, inv);
 	inventory_free(inv);
-	return CLI_EXIT_OK;
+	return rc;
 }
 
 /* Returns the machine's kind as spelled in machine files. */
