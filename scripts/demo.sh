@@ -5,21 +5,27 @@
 # bare-metal stand-in (OpenSSH's sshd in its own network namespace), start
 # hilabd, run hackbench on the VM under both kernels in alternating rounds
 # and on the namespace host, and print the comparison tables.  Run as root;
-# the database is exported to ./hilab-demo.db at the end.
+# the database is exported to ./hilab-demo.db at the end.  Quiet on
+# success; a step that fails is named with the last lines it printed.
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 out=$(pwd)/hilab-demo.db
 cd "$top"
 t0=$(date +%s)
 
+. scripts/step.sh
 scripts/install-deps.sh
-[ -f build/build.ninja ] || meson setup build >/dev/null
-meson compile -C build >/dev/null
-eval "$(scripts/lab.sh up)"
+[ -f build/build.ninja ] || step "meson setup build" meson setup build
+step "build (meson compile -C build)" meson compile -C build
+lab_env=$(scripts/lab.sh up) ||
+    { echo "demo: the lab did not come up (scripts/lab.sh up, above)" >&2; exit 1; }
+eval "$lab_env"
 
 . tests/integration/lib.sh
 lab_init
-eval "$(lab_host_up demo)"
+host_env=$(lab_host_up demo) ||
+    { echo "demo: the namespace host did not come up (above)" >&2; exit 1; }
+eval "$host_env"
 machines=$LAB_TMP/machines
 mkdir -p "$machines"
 cp "$HILAB_LAB_DIR/machines/vm32.yaml" "$machines/"
@@ -58,14 +64,17 @@ build/controller/hilabd 2>"$LAB_TMP/hilabd.log" &
 hilabd_pid=$!
 trap 'rc=$?; kill $hilabd_pid 2>/dev/null || true
     wait $hilabd_pid 2>/dev/null || true; lab_teardown $rc' EXIT
+# Shows why hilabd or a job failed: the end of hilabd's log.
+hilabd_log() { echo "demo: last lines of hilabd's log:" >&2; tail -n 25 "$LAB_TMP/hilabd.log" >&2; }
 for _ in $(seq 1 100); do [ -S "$HILAB_SOCKET" ] && break; sleep 0.05; done
+[ -S "$HILAB_SOCKET" ] || { echo "demo: hilabd did not start" >&2; hilabd_log; exit 1; }
 
 $hilab machines list
 submit() { $hilab --json submit "$1" | sed -n 's/.*"job": *\([0-9]*\).*/\1/p'; }
 vm=$(submit "$LAB_TMP/vm32-kernels.yaml")
 host=$(submit examples/jobs/hackbench-demo.yaml)
-$hilab wait "$host" || { $hilab logs "$host"; exit 1; }
-$hilab wait "$vm" || { $hilab logs "$vm"; exit 1; }
+$hilab wait "$host" || { $hilab logs "$host"; hilabd_log; exit 1; }
+$hilab wait "$vm" || { $hilab logs "$vm"; hilabd_log; exit 1; }
 echo
 echo "== boots of the 32-vCPU VM made again, and why =="
 $hilab logs "$vm" | grep -F 'booting again' || echo "none: every boot came up"

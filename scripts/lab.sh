@@ -16,7 +16,7 @@
 # (default /var/cache/hilab/kernels) move the two directories;
 # HILAB_LAB_KERNELS="PKG1 PKG2" names the kernel packages instead of the
 # two newest.
-set -eu
+set -eEu
 
 LAB_DIR=${HILAB_LAB_DIR:-/var/lib/hilab/lab}
 CACHE=${HILAB_KERNEL_CACHE:-/var/cache/hilab/kernels}
@@ -98,7 +98,7 @@ lab_emulator()
 # Starts virtlogd and libvirtd unless qemu:///system answers already.
 lab_libvirtd()
 {
-	local i
+	local i f
 
 	lab_accounts
 	virsh -q -c "$URI" uri >/dev/null 2>&1 && return 0
@@ -107,6 +107,10 @@ lab_libvirtd()
 	for i in $(seq 100); do
 		virsh -q -c "$URI" uri >/dev/null 2>&1 && return 0
 		sleep 0.2
+	done
+	pgrep -x libvirtd >/dev/null || lab_say "libvirtd is not running"
+	for f in /var/log/libvirt/libvirtd.log /var/log/libvirt/virtlogd.log; do
+		[ -s "$f" ] && { lab_say "last lines of $f:"; tail -n 15 "$f" >&2; }
 	done
 	lab_die "libvirtd does not answer on $URI"
 }
@@ -365,6 +369,7 @@ lab_image()
 		return 0
 	fi
 	lab_say "building the host image for $KVERS"
+	rm -rf "$LAB_DIR"/.root.*	# left by a build that failed
 	root=$(mktemp -d "$LAB_DIR/.root.XXXXXX")
 	lab_image_root "$root"
 	(cd "$root" && find . | LC_ALL=C sort |
@@ -501,6 +506,9 @@ lab_status()
 	return 0
 }
 
+# A command that fails unexpectedly is named with its line; what it
+# printed went to stderr above.
+trap 'lab_say "error: \"$BASH_COMMAND\" failed (exit status $?, line $LINENO)"' ERR
 [ "$(id -u)" = 0 ] || lab_die "run as root"
 case ${1:-} in
 up) lab_up ;;

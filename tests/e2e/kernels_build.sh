@@ -7,9 +7,9 @@
 # jobs' machine is never reached: its ssh port is a listener that counts
 # connections, and none may come.
 set -u
+. "$HILAB_SRCDIR/tests/lib/skip.sh"
 for tool in git make gcc sqlite3 python3 pgrep ps; do
-	command -v $tool >/dev/null ||
-	    { echo "SKIP: $tool not installed" >&2; exit 77; }
+	command -v $tool >/dev/null || skip_missing "$tool not installed"
 done
 . "$HILAB_SRCDIR/tests/lib/hilabd.sh"
 T=$(mktemp -d /tmp/hilab-kbuild.XXXXXX) ||

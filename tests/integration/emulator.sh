@@ -6,9 +6,10 @@
 # arguments bind-mounted over /usr/bin/qemu-system-x86_64, and a tmpfs over
 # /usr/local/libexec with or without the wrapper.  Root only.
 set -u
-[ "$(id -u)" = 0 ] || { echo "SKIP: needs root (mount namespaces)" >&2; exit 77; }
+. "$HILAB_SRCDIR/tests/lib/skip.sh"
+[ "$(id -u)" = 0 ] || skip_missing "needs root (mount namespaces)"
 qemu=/usr/bin/qemu-system-x86_64
-[ -e "$qemu" ] || { echo "SKIP: $qemu missing (apt-get install qemu-system-x86)" >&2; exit 77; }
+[ -e "$qemu" ] || skip_missing "$qemu missing (apt-get install qemu-system-x86)"
 . "$HILAB_SRCDIR/tests/lib/hilabd.sh"
 T=$(mktemp -d /tmp/hilab-emu.XXXXXX)
 trap 'rm -rf "$T"' EXIT

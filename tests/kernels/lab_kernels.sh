@@ -8,12 +8,11 @@ set -eu
 
 driver=$1
 here=$(cd "$(dirname "$0")" && pwd)
+. "$here/../lib/skip.sh"
 lab=${HILAB_LAB_CACHE:-/var/cache/hilab/lab}
 for tool in git gcc make flex bison bc; do
-	if ! command -v $tool >/dev/null; then
-		echo "lab_kernels: $tool not installed: skipping"
-		exit 77
-	fi
+	command -v $tool >/dev/null ||
+	    skip_missing "lab_kernels: $tool not installed"
 done
 mkdir -p "$lab"
 rc=0
@@ -73,8 +72,9 @@ EOF
 hilab=${HILAB_BUILDDIR:-.}/controller/cli/hilab
 export HILAB_KERNEL_CACHE=$run/cache
 if ! "$hilab" kernels list > "$run/list.txt" 2>&1; then
-	echo "# hilab kernels unavailable here: command line checks skipped"
-	exit 0
+	cat "$run/list.txt"
+	echo "Bail out! hilab kernels list failed"
+	exit 1
 fi
 cat "$run/list.txt"
 fail=0

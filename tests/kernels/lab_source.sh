@@ -2,8 +2,10 @@
 # Prepares a real kernel git tree for the kernel build lab test: Debian's
 # linux-source-6.1 unpacked and committed once as the base, kept in a cache
 # directory between runs (HILAB_LAB_CACHE, default /var/cache/hilab/lab).
-# Prints the tree's path; exits 77 (skip) when the source cannot be had.
+# Prints the tree's path; exits 77 (skip; a failure in CI) when the source
+# cannot be had.
 set -eu
+. "$(dirname "$0")/../lib/skip.sh"
 
 lab=${HILAB_LAB_CACHE:-/var/cache/hilab/lab}
 tar=/usr/src/linux-source-6.1.tar.xz
@@ -13,8 +15,7 @@ if [ ! -f "$tar" ]; then
 	echo "lab_source: installing linux-source-6.1" >&2
 	if ! DEBIAN_FRONTEND=noninteractive apt-get install -y \
 	    linux-source-6.1 >&2; then
-		echo "lab_source: linux-source-6.1 unavailable: skipping" >&2
-		exit 77
+		skip_missing "lab_source: linux-source-6.1 unavailable"
 	fi
 fi
 ver=$(dpkg-query -W -f='${Version}' linux-source-6.1 2>/dev/null || echo \

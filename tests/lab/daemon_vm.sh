@@ -4,8 +4,8 @@
 # that panics at boot, qemu killed in mid-boot (booted again, not held
 # against the kernel), and a domain left running by a SIGKILLed hilabd.
 set -u
-[ "$(id -u)" = 0 ] || { echo "SKIP: needs root (libvirtd, qemu:///system)" >&2;
-    exit 77; }
+. "$HILAB_SRCDIR/tests/lib/skip.sh"
+[ "$(id -u)" = 0 ] || skip_missing "needs root (libvirtd, qemu:///system)"
 labenv=$("$HILAB_SRCDIR/scripts/lab.sh" up) || { echo "Bail out! lab.sh up"; exit 1; }
 eval "$labenv"
 

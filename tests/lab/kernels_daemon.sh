@@ -8,11 +8,10 @@
 # kernel in the cache; a series whose patch 2 does not apply fails the job
 # naming the patch, with nothing queued.
 set -u
-[ "$(id -u)" = 0 ] || { echo "SKIP: needs root (libvirtd, qemu:///system)" >&2;
-    exit 77; }
+. "$HILAB_SRCDIR/tests/lib/skip.sh"
+[ "$(id -u)" = 0 ] || skip_missing "needs root (libvirtd, qemu:///system)"
 for tool in git gcc make flex bison bc; do
-	command -v $tool >/dev/null ||
-	    { echo "SKIP: $tool not installed" >&2; exit 77; }
+	command -v $tool >/dev/null || skip_missing "$tool not installed"
 done
 labenv=$("$HILAB_SRCDIR/scripts/lab.sh" up) || { echo "Bail out! lab.sh up"; exit 1; }
 eval "$labenv"

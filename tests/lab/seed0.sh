@@ -8,8 +8,8 @@
 # back online.  The VM is a copy of the lab's vm32 under its own name and
 # loopback address, so other lab tests may run beside it.
 set -u
-[ "$(id -u)" = 0 ] || { echo "SKIP: needs root (libvirtd, qemu:///system)" >&2;
-    exit 77; }
+. "$HILAB_SRCDIR/tests/lib/skip.sh"
+[ "$(id -u)" = 0 ] || skip_missing "needs root (libvirtd, qemu:///system)"
 labenv=$("$HILAB_SRCDIR/scripts/lab.sh" up) || { echo "Bail out! lab.sh up"; exit 1; }
 eval "$labenv"
 

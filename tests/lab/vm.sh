@@ -5,8 +5,8 @@
 set -eu
 driver=$1
 shift
-[ "$(id -u)" = 0 ] || { echo "SKIP: needs root (libvirtd, qemu:///system)" >&2;
-    exit 77; }
+. "$HILAB_SRCDIR/tests/lib/skip.sh"
+[ "$(id -u)" = 0 ] || skip_missing "needs root (libvirtd, qemu:///system)"
 src=${HILAB_SRCDIR:?HILAB_SRCDIR not set}
 t0=$(date +%s.%N)
 labenv=$("$src/scripts/lab.sh" up) || { echo "FAIL: scripts/lab.sh up" >&2;

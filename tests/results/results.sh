@@ -9,7 +9,8 @@ B=$HILAB_BUILDDIR
 S=$HILAB_SRCDIR
 hilab=$B/controller/cli/hilab
 golden=$S/tests/results/golden
-command -v hackbench >/dev/null || { echo "1..0 # SKIP hackbench not installed"; exit 0; }
+. "$S/tests/lib/skip.sh"
+command -v hackbench >/dev/null || skip_missing_tap "hackbench not installed (rt-tests)"
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 

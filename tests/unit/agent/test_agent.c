@@ -30,6 +30,7 @@
 #include <cmocka.h>
 
 #include "common/proto.h"
+#include "tests/lib/skip.h"
 
 static const char	*agent_path;
 static int		 agent_sanitized;
@@ -1109,7 +1110,7 @@ test_static(void **state)
 
 	(void)state;
 	if (agent_sanitized)
-		skip();
+		skip_machine("a sanitized build links the agent dynamically");
 	assert_true((fd = open(agent_path, O_RDONLY)) != -1);
 	assert_int_equal(pread(fd, &eh, sizeof eh, 0), (ssize_t)sizeof eh);
 	assert_memory_equal(eh.e_ident, ELFMAG, SELFMAG);

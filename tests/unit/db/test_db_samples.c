@@ -12,6 +12,7 @@
 
 #include "db/db.h"
 #include "tests/unit/db/dbtest.h"
+#include "tests/lib/skip.h"
 
 #define BIG_BATCH	100000
 
@@ -171,7 +172,7 @@ test_summary_is_covered(void **state)
 	char		*plan;
 
 	if (!dbtest_have_cli())
-		skip();
+		skip_missing("the sqlite3 program (Debian package sqlite3)");
 	plan = dbtest_cli(f->path, "EXPLAIN QUERY PLAN SELECT avg(value), "
 	    "count(*) FROM samples WHERE run = 1 AND metric = 'ops';");
 	if (strstr(plan, "SEARCH samples USING PRIMARY KEY (run=? AND "

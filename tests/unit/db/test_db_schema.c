@@ -15,6 +15,7 @@
 #include "db/db.h"
 #include "db/migrate.h"
 #include "tests/unit/db/dbtest.h"
+#include "tests/lib/skip.h"
 
 /* Creates the test's temporary directory. */
 static int
@@ -240,7 +241,7 @@ test_all_files_embedded(void **state)
 	int		 found;
 
 	if (src == NULL)
-		skip();
+		skip_missing("HILAB_SRCDIR is not set");
 	dir = xasprintf("%s/db/schema", src);
 	assert_non_null(d = opendir(dir));
 	while ((e = readdir(d)) != NULL) {
@@ -284,7 +285,7 @@ test_views(void **state)
 	    "job_name = 'seed0' AND machine = 'vm32' AND kernel = 'base'"), 2);
 	db_close(db);
 	if (!dbtest_have_cli())
-		skip();
+		skip_missing("the sqlite3 program (Debian package sqlite3)");
 	path = dbtest_path(*state, "hilab.db");
 	out = dbtest_cli(path, ".mode list\nSELECT job_name, machine, kernel, "
 	    "benchmark, params, round, metric, unit, iteration, value "

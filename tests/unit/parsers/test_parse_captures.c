@@ -17,6 +17,7 @@
 
 #include "common/xmalloc.h"
 #include "parsers_test.h"
+#include "tests/lib/skip.h"
 
 static const char *outputs_dir;
 
@@ -451,16 +452,12 @@ main(void)
 	DIR *d;
 	size_t i;
 
-	if (shared == NULL) {
-		printf("skip: HILAB_SHARED is not set\n");
-		return (77);
-	}
+	if (shared == NULL)
+		return (SKIP_MISSING_EXIT("HILAB_SHARED is not set"));
 	outputs_dir = xasprintf("%s/bench-outputs", shared);
-	if ((d = opendir(outputs_dir)) == NULL) {
-		printf("skip: %s is absent: no real captures to parse\n",
-		    outputs_dir);
-		return (77);
-	}
+	if ((d = opendir(outputs_dir)) == NULL)
+		return (SKIP_MISSING_EXIT("%s is absent: no real captures "
+		    "to parse", outputs_dir));
 	closedir(d);
 	tests[0] = (struct CMUnitTest)cmocka_unit_test(
 	    test_every_folder_known);

@@ -16,6 +16,7 @@
 
 #include "common/xmalloc.h"
 #include "parsers_test.h"
+#include "tests/lib/skip.h"
 
 /* Reads a capture from $HILAB_SHARED/bench-outputs, or skips the test. */
 static char *
@@ -24,16 +25,14 @@ capture(const char *rel, size_t *len)
 	const char *shared = getenv("HILAB_SHARED");
 	char *path, *buf;
 
-	if (shared == NULL) {
-		printf("skip: HILAB_SHARED is not set\n");
-		skip();
-	}
+	if (shared == NULL)
+		skip_missing("HILAB_SHARED is not set");
 	path = xasprintf("%s/bench-outputs/%s", shared, rel);
 	buf = ptest_read_file(path, len);
 	if (buf == NULL) {
-		printf("skip: %s is absent\n", path);
 		free(path);
-		skip();
+		skip_missing("a capture is absent: %s/bench-outputs/%s",
+		    shared, rel);
 	}
 	free(path);
 	return (buf);

@@ -17,6 +17,7 @@
 
 #include "common/xmalloc.h"
 #include "parsers_test.h"
+#include "tests/lib/skip.h"
 
 /* tbench_srv and tbench in a private network namespace when possible. */
 #define TBENCH_SCRIPT \
@@ -179,12 +180,10 @@ main(int argc, char **argv)
 	    tools[i].binary);
 	rc = system(probe);
 	free(probe);
-	if (rc != 0) {
-		printf("skip: %s is not installed (Debian package %s)\n",
-		    tools[i].tool, i == 0 ? "rt-tests" : i == 1 ? "dbench" :
-		    tools[i].tool);
-		return (77);
-	}
+	if (rc != 0)
+		return (SKIP_MISSING_EXIT("%s is not installed (Debian package "
+		    "%s)", tools[i].tool, i == 0 ? "rt-tests" : i == 1 ?
+		    "dbench" : tools[i].tool));
 	return (_cmocka_run_group_tests(tools[i].tool, &tools[i].test, 1,
 	    NULL, NULL));
 }

@@ -18,6 +18,7 @@
 #include "common/xmalloc.h"
 #include "report/compare.h"
 #include "report/render.h"
+#include "tests/lib/skip.h"
 
 #define MAX_LINES	2048
 
@@ -550,15 +551,14 @@ main(void)
 	const char	*shared = getenv("HILAB_SHARED");
 	char		*dir;
 
-	if (shared == NULL) {
-		fprintf(stderr, "HILAB_SHARED unset: no seeds, skipped\n");
-		return 77;
-	}
+	if (shared == NULL)
+		return SKIP_MISSING_EXIT("HILAB_SHARED unset: no seeds");
 	dir = xasprintf("%s/seeds", shared);
 	if (access(dir, R_OK) != 0) {
-		fprintf(stderr, "%s: absent, skipped\n", dir);
+		int rc = SKIP_MISSING_EXIT("%s: absent", dir);
+
 		free(dir);
-		return 77;
+		return rc;
 	}
 	seed_dir = dir;
 	return cmocka_run_group_tests(tests, NULL, NULL);

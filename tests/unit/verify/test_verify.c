@@ -15,6 +15,7 @@
 #include "common/xmalloc.h"
 #include "machines/agent_client.h"
 #include "machines/verify.h"
+#include "tests/lib/skip.h"
 
 /* The lab's kernel cache: one directory per release, as Debian names it. */
 static const char *
@@ -36,7 +37,8 @@ test_image_version(void **state)
 
 	(void)state;
 	if ((d = opendir(cache_dir())) == NULL)
-		skip();
+		skip_machine("no lab kernel cache %s (scripts/lab.sh up)",
+		    cache_dir());
 	while ((de = readdir(d)) != NULL) {
 		if (de->d_name[0] == '.')
 			continue;
@@ -56,7 +58,7 @@ test_image_version(void **state)
 	}
 	closedir(d);
 	if (seen == 0)
-		skip();
+		skip_machine("no kernel in the lab's cache %s", cache_dir());
 }
 
 /* A file that is no x86 kernel image is refused with its name. */
