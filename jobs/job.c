@@ -216,7 +216,7 @@ job_get_string(struct job_ctx *ctx, yaml_node_t *map, const char *key,
 
 /* Parses a decimal integer in [min, max]; -1 if it is not one. */
 int
-job_parse_int(const char *s, long min, long max, long *out)
+job_read_int(const char *s, long min, long max, long *out)
 {
 	char	*end;
 	long	 v;
@@ -241,7 +241,7 @@ job_get_int(struct job_ctx *ctx, yaml_node_t *map, const char *key, long min,
 	v = job_map_get(ctx, map, key, &k);
 	if (v == NULL)
 		return;
-	if (job_parse_int(job_text(v), min, max, out) == -1)
+	if (job_read_int(job_text(v), min, max, out) == -1)
 		job_err(ctx, k, "\"%s\" must be an integer from %ld to "
 		    "%ld%s%s%s", key, min, max, job_text(v) ? ", not \"" : "",
 		    job_text(v) ? job_text(v) : "", job_text(v) ? "\"" : "");
@@ -249,7 +249,7 @@ job_get_int(struct job_ctx *ctx, yaml_node_t *map, const char *key, long min,
 
 /* Parses "30s", "500ms", "5m", "1h" or plain seconds; -1 if invalid. */
 long
-job_parse_duration(const char *s)
+job_read_duration(const char *s)
 {
 	static const struct {
 		const char	*suffix;
@@ -418,7 +418,7 @@ job_inventory_has(const struct inventory *inv, const char *name)
 
 /* Parses machines: a non-empty list of known, unique machine names. */
 static void
-job_parse_machines(struct job_ctx *ctx, yaml_node_t *root, struct job *job)
+job_read_machines(struct job_ctx *ctx, yaml_node_t *root, struct job *job)
 {
 	yaml_node_t	*k, *seq, *item;
 	const char	*s;
@@ -448,7 +448,7 @@ job_parse_machines(struct job_ctx *ctx, yaml_node_t *root, struct job *job)
 
 /* Parses order and seed; picks a seed for a random order without one. */
 static void
-job_parse_order(struct job_ctx *ctx, yaml_node_t *root, struct job *job)
+job_read_order(struct job_ctx *ctx, yaml_node_t *root, struct job *job)
 {
 	yaml_node_t	*k, *v, *sk;
 	long		 seed = -1;
@@ -475,7 +475,7 @@ job_parse_order(struct job_ctx *ctx, yaml_node_t *root, struct job *job)
 
 /* Parses the top-level mapping into job. */
 static void
-job_parse_root(struct job_ctx *ctx, yaml_node_t *root, struct job *job)
+job_read_root(struct job_ctx *ctx, yaml_node_t *root, struct job *job)
 {
 	long	rounds = 1;
 
@@ -484,12 +484,12 @@ job_parse_root(struct job_ctx *ctx, yaml_node_t *root, struct job *job)
 	job->name = job_get_string(ctx, root, "name", true, "job");
 	job->description = job_get_string(ctx, root, "description", false,
 	    "job");
-	job_parse_machines(ctx, root, job);
-	job_parse_kernels(ctx, root, job);
-	job_parse_benchmarks(ctx, root, job);
+	job_read_machines(ctx, root, job);
+	job_read_kernels(ctx, root, job);
+	job_read_benchmarks(ctx, root, job);
 	job_get_int(ctx, root, "rounds", 1, JOB_MAX_COUNT, &rounds);
 	job->rounds = (int)rounds;
-	job_parse_order(ctx, root, job);
+	job_read_order(ctx, root, job);
 	job->cmdline = job_get_string(ctx, root, "cmdline", false, "job");
 }
 
@@ -536,7 +536,7 @@ job_load_string(const char *name, const char *text, size_t len,
 		goto out;
 	job = xcalloc(1, sizeof *job);
 	job->rounds = 1;
-	job_parse_root(&ctx, yaml_document_get_root_node(&ctx.doc), job);
+	job_read_root(&ctx, yaml_document_get_root_node(&ctx.doc), job);
 	yaml_document_delete(&ctx.doc);
 out:
 	if (ctx.nerrs != 0) {

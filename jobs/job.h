@@ -151,6 +151,6 @@ char		*job_kernel_cmdline(const struct job *,
 		    const struct job_kernel *);
 struct job_kernel *job_find_kernel(const struct job *, const char *name);
 /* Parses "30s", "500ms", "5m", "1h" or plain seconds; -1 if invalid. */
-long		 job_parse_duration(const char *);
+long		 job_read_duration(const char *);
 
 #endif

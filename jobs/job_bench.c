@@ -8,10 +8,10 @@
 #include <yaml.h>
 
 #include "common/xmalloc.h"
-#include "jobs/catalog.h"
+#include "benchmarks/catalog.h"
 #include "jobs/job.h"
 #include "jobs/job_yaml.h"
-#include "jobs/parse.h"
+#include "benchmarks/parse.h"
 #include "jobs/plan.h"
 
 static const char *job_bench_keys[] = { "name", "params", "iterations",
@@ -72,7 +72,7 @@ job_param_add(struct job_ctx *ctx, yaml_node_t *n, struct job_param *p)
 
 /* Parses one parameter: a value or a non-empty list of values. */
 static void
-job_parse_param(struct job_ctx *ctx, yaml_node_t *k, yaml_node_t *v,
+job_read_param(struct job_ctx *ctx, yaml_node_t *k, yaml_node_t *v,
     struct job_benchmark *b)
 {
 	struct job_param	*p;
@@ -98,7 +98,7 @@ job_parse_param(struct job_ctx *ctx, yaml_node_t *k, yaml_node_t *v,
 
 /* Parses params: a mapping of names to values or lists of values. */
 static void
-job_parse_params(struct job_ctx *ctx, yaml_node_t *n, struct job_benchmark *b)
+job_read_params(struct job_ctx *ctx, yaml_node_t *n, struct job_benchmark *b)
 {
 	yaml_node_pair_t	*p;
 	size_t			 count;
@@ -115,7 +115,7 @@ job_parse_params(struct job_ctx *ctx, yaml_node_t *n, struct job_benchmark *b)
 		    job_map_get(ctx, n, job_text(job_node(ctx, p->key)),
 		    NULL) != job_node(ctx, p->value))
 			continue;	/* reported by job_map_check */
-		job_parse_param(ctx, job_node(ctx, p->key),
+		job_read_param(ctx, job_node(ctx, p->key),
 		    job_node(ctx, p->value), b);
 	}
 	qsort(b->params, b->nparams, sizeof *b->params, job_param_cmp);
@@ -136,7 +136,7 @@ job_find_param(struct job_benchmark *b, const char *key, size_t len)
 
 /* Parses a custom command: a non-empty list of strings. */
 static void
-job_parse_command(struct job_ctx *ctx, yaml_node_t *map,
+job_read_command(struct job_ctx *ctx, yaml_node_t *map,
     struct job_benchmark *b)
 {
 	yaml_node_t	*k, *seq, *item;
@@ -212,7 +212,7 @@ job_get_choice(struct job_ctx *ctx, yaml_node_t *n, const char *key,
 
 /* Parses one metric of a custom command. */
 static void
-job_parse_metric(struct job_ctx *ctx, yaml_node_t *n, struct job_metric *m)
+job_read_metric(struct job_ctx *ctx, yaml_node_t *n, struct job_metric *m)
 {
 	if (job_map_check(ctx, n, "metric", job_metric_keys) == -1)
 		return;
@@ -227,7 +227,7 @@ job_parse_metric(struct job_ctx *ctx, yaml_node_t *n, struct job_metric *m)
 
 /* Parses the metrics of a custom command: a non-empty list, unique names. */
 static void
-job_parse_metrics(struct job_ctx *ctx, yaml_node_t *map,
+job_read_metrics(struct job_ctx *ctx, yaml_node_t *map,
     struct job_benchmark *b)
 {
 	yaml_node_t	*k, *seq, *item;
@@ -245,7 +245,7 @@ job_parse_metrics(struct job_ctx *ctx, yaml_node_t *map,
 	b->metrics = xcalloc(job_seq_len(seq), sizeof *b->metrics);
 	for (i = 0; i < job_seq_len(seq); i++) {
 		item = job_seq_item(ctx, seq, i);
-		job_parse_metric(ctx, item, &b->metrics[b->nmetrics++]);
+		job_read_metric(ctx, item, &b->metrics[b->nmetrics++]);
 		for (j = 0; j + 1 < b->nmetrics; j++)
 			if (b->metrics[i].name != NULL && b->metrics[j].name !=
 			    NULL && strcmp(b->metrics[i].name,
@@ -257,12 +257,12 @@ job_parse_metrics(struct job_ctx *ctx, yaml_node_t *map,
 
 /* Parses the parts of a custom command: command, parser, metrics. */
 static void
-job_parse_custom(struct job_ctx *ctx, yaml_node_t *n, struct job_benchmark *b)
+job_read_custom(struct job_ctx *ctx, yaml_node_t *n, struct job_benchmark *b)
 {
 	yaml_node_t	*k;
 
 	b->custom = true;
-	job_parse_command(ctx, n, b);
+	job_read_command(ctx, n, b);
 	b->parser = job_get_string(ctx, n, "parser", false, "benchmark");
 	if (job_map_get(ctx, n, "parser", &k) == NULL)
 		job_err(ctx, n, "benchmark \"%s\": a custom command needs "
@@ -271,7 +271,7 @@ job_parse_custom(struct job_ctx *ctx, yaml_node_t *n, struct job_benchmark *b)
 		job_err(ctx, k, "unknown parser \"%s\"", b->parser);
 	b->parser_args = job_get_string(ctx, n, "parser_args", false,
 	    "benchmark");
-	job_parse_metrics(ctx, n, b);
+	job_read_metrics(ctx, n, b);
 	if (b->argv != NULL) {
 		job_map_get(ctx, n, "command", &k);
 		job_check_placeholders(ctx, k, b);
@@ -304,13 +304,13 @@ job_check_not_custom(struct job_ctx *ctx, yaml_node_t *n,
 
 /* Parses the timeout of a benchmark into b->timeout_ms. */
 static void
-job_parse_timeout(struct job_ctx *ctx, yaml_node_t *n, struct job_benchmark *b)
+job_read_timeout(struct job_ctx *ctx, yaml_node_t *n, struct job_benchmark *b)
 {
 	yaml_node_t	*k, *v;
 
 	if ((v = job_map_get(ctx, n, "timeout", &k)) == NULL)
 		return;
-	b->timeout_ms = job_parse_duration(job_text(v));
+	b->timeout_ms = job_read_duration(job_text(v));
 	if (b->timeout_ms == -1)
 		job_err(ctx, k, "\"timeout\" must be a duration (\"90s\", "
 		    "\"500ms\", \"5m\", \"1h\", or seconds)%s%s%s",
@@ -447,7 +447,7 @@ job_resolve(struct job_ctx *ctx, yaml_node_t *n, struct job_benchmark *b)
 
 /* Parses one benchmark: a catalog entry or a custom command. */
 static void
-job_parse_benchmark(struct job_ctx *ctx, yaml_node_t *n,
+job_read_benchmark(struct job_ctx *ctx, yaml_node_t *n,
     struct job_benchmark *b)
 {
 	long	 iterations = -1, warmups = -1;
@@ -460,14 +460,14 @@ job_parse_benchmark(struct job_ctx *ctx, yaml_node_t *n,
 	b->name = job_get_string(ctx, n, "name", true, "benchmark");
 	if (b->name == NULL)
 		b->name = xstrdup("");
-	job_parse_params(ctx, n, b);
+	job_read_params(ctx, n, b);
 	job_get_int(ctx, n, "iterations", 1, JOB_MAX_COUNT, &iterations);
 	job_get_int(ctx, n, "warmups", 0, JOB_MAX_COUNT, &warmups);
 	b->iterations = (int)iterations;
 	b->warmups = (int)warmups;
-	job_parse_timeout(ctx, n, b);
+	job_read_timeout(ctx, n, b);
 	if (job_map_get(ctx, n, "command", NULL) != NULL)
-		job_parse_custom(ctx, n, b);
+		job_read_custom(ctx, n, b);
 	else {
 		job_check_not_custom(ctx, n, b);
 		if (ctx->catalog != NULL && *b->name != '\0')
@@ -477,7 +477,7 @@ job_parse_benchmark(struct job_ctx *ctx, yaml_node_t *n,
 
 /* Parses benchmarks: a non-empty list. */
 void
-job_parse_benchmarks(struct job_ctx *ctx, yaml_node_t *root, struct job *job)
+job_read_benchmarks(struct job_ctx *ctx, yaml_node_t *root, struct job *job)
 {
 	yaml_node_t	*k, *seq;
 	size_t		 i;
@@ -486,6 +486,6 @@ job_parse_benchmarks(struct job_ctx *ctx, yaml_node_t *root, struct job *job)
 		return;
 	job->benchmarks = xcalloc(job_seq_len(seq), sizeof *job->benchmarks);
 	for (i = 0; i < job_seq_len(seq); i++)
-		job_parse_benchmark(ctx, job_seq_item(ctx, seq, i),
+		job_read_benchmark(ctx, job_seq_item(ctx, seq, i),
 		    &job->benchmarks[job->nbenchmarks++]);
 }

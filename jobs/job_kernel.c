@@ -217,7 +217,7 @@ static int
 job_kernel_patch_number(struct job_ctx *ctx, yaml_node_t *item,
     const struct job_kernel *k, long total, long prev, long *out)
 {
-	if (job_parse_int(job_text(item), 1, JOB_MAX_PATCHES, out) == -1) {
+	if (job_read_int(job_text(item), 1, JOB_MAX_PATCHES, out) == -1) {
 		job_err(ctx, item, "kernel \"%s\": a patch number must be an "
 		    "integer from 1", k->name);
 		return -1;
@@ -248,7 +248,7 @@ job_kernel_patch_list(struct job_ctx *ctx, yaml_node_t *v,
 	*n = 0;
 	*patches = NULL;
 	if (v->type == YAML_SCALAR_NODE) {
-		if (job_parse_int(job_text(v), 0, JOB_MAX_PATCHES, &count) ==
+		if (job_read_int(job_text(v), 0, JOB_MAX_PATCHES, &count) ==
 		    -1 || count > total) {
 			job_err(ctx, v, "kernel \"%s\": patches must be a "
 			    "count (at most the series' length) or a list of "
@@ -479,7 +479,7 @@ job_kernel_parse(struct job_ctx *ctx, yaml_node_t *n, struct job *job)
 
 /* Parses kernels: a list of unique kernels, by default [running]. */
 void
-job_parse_kernels(struct job_ctx *ctx, yaml_node_t *root, struct job *job)
+job_read_kernels(struct job_ctx *ctx, yaml_node_t *root, struct job *job)
 {
 	struct job_kernel k = { 0 };
 	yaml_node_t *key, *seq;

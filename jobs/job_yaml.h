@@ -59,14 +59,14 @@ void		 job_get_int(struct job_ctx *, yaml_node_t *, const char *,
 yaml_node_t	*job_get_seq(struct job_ctx *, yaml_node_t *, const char *,
 		    bool, yaml_node_t **);
 /* Parses a decimal integer in [min, max]; -1 if it is not one. */
-int		 job_parse_int(const char *, long, long, long *);
+int		 job_read_int(const char *, long, long, long *);
 /* Parses "kernels" (job_kernel.c). */
-void		 job_parse_kernels(struct job_ctx *, yaml_node_t *,
+void		 job_read_kernels(struct job_ctx *, yaml_node_t *,
 		    struct job *);
 /* Frees the contents of a kernel. */
 void		 job_kernel_clear(struct job_kernel *);
 /* Parses "benchmarks" (job_bench.c). */
-void		 job_parse_benchmarks(struct job_ctx *, yaml_node_t *,
+void		 job_read_benchmarks(struct job_ctx *, yaml_node_t *,
 		    struct job *);
 
 #endif

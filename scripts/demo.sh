@@ -59,8 +59,8 @@ YAML
 
 export HILAB_DB=$LAB_TMP/hilab.db HILAB_SOCKET=$LAB_TMP/control.sock
 export HILAB_MACHINES=$machines HILAB_AGENT_DIR=$top/build/agents
-hilab=build/controller/cli/hilab
-build/controller/hilabd 2>"$LAB_TMP/hilabd.log" &
+hilab=build/cli/hilab
+build/hilabd/hilabd 2>"$LAB_TMP/hilabd.log" &
 hilabd_pid=$!
 trap 'rc=$?; kill $hilabd_pid 2>/dev/null || true
     wait $hilabd_pid 2>/dev/null || true; lab_teardown $rc' EXIT

@@ -28,7 +28,7 @@ ssh:
   known_hosts: $KNOWN_HOSTS
   agent_dir: $AGENT_DIR_REMOTE
 YAML
-cp "$HILAB_SRCDIR"/jobs/benchmarks/*.yaml "$HILAB_CATALOG/"
+cp "$HILAB_SRCDIR"/benchmarks/*.yaml "$HILAB_CATALOG/"
 
 # Keeps the test's exit status for lab_teardown, which reads $?.
 daemon_cleanup() {

@@ -69,7 +69,7 @@ EOF
 "$driver" "$src" "$base" "$run"
 
 # The command line over the same cache, when this hilab has "kernels".
-hilab=${HILAB_BUILDDIR:-.}/controller/cli/hilab
+hilab=${HILAB_BUILDDIR:-.}/cli/hilab
 export HILAB_KERNEL_CACHE=$run/cache
 if ! "$hilab" kernels list > "$run/list.txt" 2>&1; then
 	cat "$run/list.txt"

@@ -7,8 +7,8 @@
 #	...
 #	exit $((failed > 0))
 
-hilab=$HILAB_BUILDDIR/controller/cli/hilab
-hilabd=$HILAB_BUILDDIR/controller/hilabd
+hilab=$HILAB_BUILDDIR/cli/hilab
+hilabd=$HILAB_BUILDDIR/hilabd/hilabd
 n=0
 failed=0
 daemon_pid=

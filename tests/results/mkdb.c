@@ -10,7 +10,7 @@
  * Job 1 "vectors": base and "patch 1" over 5 rounds (boots), hackbench
  * groups=1 holds STATS.md V1, groups=2 V1 doubled, tbench V2.
  * Job 2 "hackbench-real": hackbench run here for real, its output stored
- * with controller/ingest.c.
+ * with hilabd/ingest.c.
  * Job 3 "envdiff": V1 again, with "patch 1" runs reporting another
  * cpufreq.governor than the host.
  */
@@ -21,9 +21,9 @@
 #include <time.h>
 
 #include "common/xmalloc.h"
-#include "controller/ingest.h"
+#include "hilabd/ingest.h"
 #include "db/db.h"
-#include "jobs/catalog.h"
+#include "benchmarks/catalog.h"
 #include "jobs/job.h"
 #include "jobs/plan.h"
 #include "machines/agent_client.h"
@@ -317,7 +317,7 @@ run_here(const struct plan_run *p, int64_t *exit_status, uint64_t *wall)
 	return out;
 }
 
-/* Job 2: hackbench for real, stored through controller/ingest.c. */
+/* Job 2: hackbench for real, stored through hilabd/ingest.c. */
 static void
 build_real(struct db *db, const struct catalog *cat, struct agent_facts *f)
 {
@@ -371,7 +371,7 @@ main(int argc, char **argv)
 		return 2;
 	}
 	facts_read(argv[2], &f);
-	dir = xasprintf("%s/jobs/benchmarks", src);
+	dir = xasprintf("%s/benchmarks", src);
 	if ((cat = catalog_load(dir, &cause)) == NULL)
 		die(dir, cause);
 	if ((db = db_open(argv[1], &cause)) == NULL ||

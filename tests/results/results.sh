@@ -7,7 +7,7 @@ set -u
 mkdb=$1
 B=$HILAB_BUILDDIR
 S=$HILAB_SRCDIR
-hilab=$B/controller/cli/hilab
+hilab=$B/cli/hilab
 golden=$S/tests/results/golden
 . "$S/tests/lib/skip.sh"
 command -v hackbench >/dev/null || skip_missing_tap "hackbench not installed (rt-tests)"
@@ -78,7 +78,7 @@ check "report reproduces with hilab submit" grep -qF "  hilab submit job.yaml" "
 sed -n '/^  where job.yaml is:$/,$p' "$r" | sed '1,2d; s/^    //' >"$T/job.yaml"
 mkdir "$T/machines"
 printf 'name: lab1\nkind: ssh\nssh:\n  host: 127.0.0.1\n  identity: /nonexistent/key\n  known_hosts: /nonexistent/known_hosts\n' >"$T/machines/lab1.yaml"
-"$hilab" --machines "$T/machines" --catalog "$S/jobs/benchmarks" jobs check \
+"$hilab" --machines "$T/machines" --catalog "$S/benchmarks" jobs check \
     "$T/job.yaml" >"$T/job-check.txt"
 check "reproduced job file passes hilab jobs check" test $? -eq 0
 check "reproduced job file is already normalized" \

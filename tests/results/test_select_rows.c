@@ -17,7 +17,7 @@
 
 #include "common/xmalloc.h"
 #include "db/db.h"
-#include "jobs/catalog.h"
+#include "benchmarks/catalog.h"
 #include "jobs/job.h"
 #include "jobs/plan.h"
 #include "report/compare.h"
@@ -184,7 +184,7 @@ setup(void **state)
 
 	if (src == NULL)
 		return -1;
-	dir = xasprintf("%s/jobs/benchmarks", src);
+	dir = xasprintf("%s/benchmarks", src);
 	f->cat = catalog_load(dir, &cause);
 	free(dir);
 	snprintf(f->path, sizeof f->path, "/tmp/hilab-rows.XXXXXX");

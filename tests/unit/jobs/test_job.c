@@ -385,17 +385,17 @@ test_json_rejects(void **state)
 static void
 test_duration(void **state)
 {
-	assert_int_equal(job_parse_duration("30"), 30000);
-	assert_int_equal(job_parse_duration("30s"), 30000);
-	assert_int_equal(job_parse_duration("250ms"), 250);
-	assert_int_equal(job_parse_duration("5m"), 300000);
-	assert_int_equal(job_parse_duration("2h"), 7200000);
-	assert_int_equal(job_parse_duration("0s"), -1);
-	assert_int_equal(job_parse_duration("-5s"), -1);
-	assert_int_equal(job_parse_duration("5 s"), -1);
-	assert_int_equal(job_parse_duration("5d"), -1);
-	assert_int_equal(job_parse_duration(""), -1);
-	assert_int_equal(job_parse_duration("169h"), -1);
+	assert_int_equal(job_read_duration("30"), 30000);
+	assert_int_equal(job_read_duration("30s"), 30000);
+	assert_int_equal(job_read_duration("250ms"), 250);
+	assert_int_equal(job_read_duration("5m"), 300000);
+	assert_int_equal(job_read_duration("2h"), 7200000);
+	assert_int_equal(job_read_duration("0s"), -1);
+	assert_int_equal(job_read_duration("-5s"), -1);
+	assert_int_equal(job_read_duration("5 s"), -1);
+	assert_int_equal(job_read_duration("5d"), -1);
+	assert_int_equal(job_read_duration(""), -1);
+	assert_int_equal(job_read_duration("169h"), -1);
 }
 
 /* The shipped examples parse (without inventory) and round-trip. */

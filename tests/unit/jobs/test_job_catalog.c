@@ -1,5 +1,5 @@
 /*
- * Jobs against the real benchmark catalog (jobs/benchmarks) and the example
+ * Jobs against the real benchmark catalog (benchmarks) and the example
  * inventory (examples/machines): resolution, errors that need them, and a
  * stored job that no longer needs the catalog.
  */
@@ -15,7 +15,7 @@
 #include <cmocka.h>
 
 #include "common/xmalloc.h"
-#include "jobs/catalog.h"
+#include "benchmarks/catalog.h"
 #include "jobs/job.h"
 #include "jobs/plan.h"
 #include "machines/inventory.h"
@@ -284,7 +284,7 @@ main(void)
 		fprintf(stderr, "HILAB_SRCDIR is not set\n");
 		return 1;
 	}
-	dir = xasprintf("%s/jobs/benchmarks", srcdir);
+	dir = xasprintf("%s/benchmarks", srcdir);
 	if ((catalog = catalog_load(dir, &cause)) == NULL) {
 		fprintf(stderr, "catalog %s: %s\n", dir, cause);
 		return 1;

@@ -14,7 +14,7 @@
 #include <cmocka.h>
 
 #include "common/xmalloc.h"
-#include "jobs/catalog.h"
+#include "benchmarks/catalog.h"
 #include "jobs/job.h"
 
 static char		*srcdir;
@@ -254,7 +254,7 @@ setup(void **state)
 	srcdir = getenv("HILAB_SRCDIR");
 	if (srcdir == NULL)
 		fail_msg("HILAB_SRCDIR not set");
-	dir = xasprintf("%s/jobs/benchmarks", srcdir);
+	dir = xasprintf("%s/benchmarks", srcdir);
 	catalog = catalog_load(dir, &cause);
 	free(dir);
 	if (catalog == NULL)

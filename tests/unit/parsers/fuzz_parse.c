@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "jobs/parse.h"
+#include "benchmarks/parse.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

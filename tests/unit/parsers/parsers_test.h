@@ -4,7 +4,7 @@
 
 #include <stddef.h>
 
-#include "jobs/parse.h"
+#include "benchmarks/parse.h"
 
 /* Reads a whole file; NULL if it cannot. The caller frees. */
 char	*ptest_read_file(const char *path, size_t *len);

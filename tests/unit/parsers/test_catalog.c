@@ -14,8 +14,8 @@
 #include <cmocka.h>
 
 #include "common/xmalloc.h"
-#include "jobs/catalog.h"
-#include "jobs/parse.h"
+#include "benchmarks/catalog.h"
+#include "benchmarks/parse.h"
 
 static char tmpdir[] = "/tmp/hilab-catalog-XXXXXX";
 
@@ -40,7 +40,7 @@ shipped(void)
 	char *dir, *cause = NULL;
 
 	assert_non_null(src);
-	dir = xasprintf("%s/jobs/benchmarks", src);
+	dir = xasprintf("%s/benchmarks", src);
 	if ((cat = catalog_load(dir, &cause)) == NULL)
 		fail_msg("%s", cause);
 	free(dir);

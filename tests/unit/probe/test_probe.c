@@ -34,8 +34,8 @@
 
 #include "common/proto.h"
 #include "common/xmalloc.h"
-#include "jobs/catalog.h"
-#include "jobs/parse.h"
+#include "benchmarks/catalog.h"
+#include "benchmarks/parse.h"
 #include "tests/lib/skip.h"
 
 #define SYS_CPU		"/sys/devices/system/cpu"
@@ -342,7 +342,7 @@ test_catalog(void **state)
 	size_t		 i;
 
 	(void)state;
-	dir = xasprintf("%s/jobs/benchmarks", getenv("HILAB_SRCDIR"));
+	dir = xasprintf("%s/benchmarks", getenv("HILAB_SRCDIR"));
 	if ((cat = catalog_load(dir, &cause)) == NULL)
 		fail_msg("%s", cause);
 	assert_non_null(b = catalog_find(cat, "cpuset-hotplug"));

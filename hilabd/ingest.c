@@ -1,0 +1,143 @@
+/* Results from agents into SQLite: raw output first, then samples. */
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/xmalloc.h"
+#include "hilabd/ingest.h"
+#include "db/db.h"
+#include "benchmarks/parse.h"
+#include "jobs/plan.h"
+#include "machines/agent_client.h"
+
+char *
+ingest_facts_json(const struct agent_facts *facts)
+{
+	json_t *o = json_object();
+	char *s;
+	size_t i;
+
+	for (i = 0; i < facts->n; i++)
+		json_object_set_new(o, facts->v[i].key, facts->v[i].value ?
+		    json_string(facts->v[i].value) : json_null());
+	s = json_dumps(o, JSON_SORT_KEYS | JSON_COMPACT);
+	json_decref(o);
+	return s;
+}
+
+/* The last non-empty line of an output, cut to 120 bytes (caller frees). */
+static char *
+ingest_last_line(const char *out, size_t len)
+{
+	const char *end = out + len, *start;
+
+	while (end > out && (end[-1] == '\n' || end[-1] == '\r'))
+		end--;
+	start = end;
+	while (start > out && start[-1] != '\n')
+		start--;
+	return xstrndup(start, end - start > 120 ? 120 : end - start);
+}
+
+/* Says why an iteration did not go well, or NULL if it did. */
+static char *
+ingest_exit_problem(const struct agent_result *r)
+{
+	char *last, *p;
+
+	if (r->exit_status == 0 && !r->timed_out)
+		return NULL;
+	last = ingest_last_line(r->output, r->output_len);
+	if (r->timed_out)
+		p = xasprintf("iteration %llu timed out: \"%s\"",
+		    (unsigned long long)r->seq, last);
+	else if (r->exit_status < 0)
+		p = xasprintf("iteration %llu killed by signal %lld: \"%s\"",
+		    (unsigned long long)r->seq, (long long)-r->exit_status,
+		    last);
+	else
+		p = xasprintf("iteration %llu exited with status %lld: \"%s\"",
+		    (unsigned long long)r->seq, (long long)r->exit_status,
+		    last);
+	free(last);
+	return p;
+}
+
+/* How many values of name came before index i in the parse result. */
+static int64_t
+ingest_repeat(const struct parse_result *res, size_t i)
+{
+	int64_t n = 0;
+	size_t j;
+
+	for (j = 0; j < i; j++)
+		n += strcmp(res->v[j].name, res->v[i].name) == 0;
+	return n;
+}
+
+/* Parses a measured iteration's output into samples, repeats numbered. */
+static int
+ingest_samples(struct db *db, int64_t run, const struct plan_run *p,
+    const struct agent_result *r, char **problem, char **cause)
+{
+	struct parse_result res = { 0 };
+	struct db_sample *s;
+	char *why = NULL;
+	size_t i, n = 0;
+	int rc = 0;
+
+	if (parse_output(p->parser, p->parser_args, r->output, r->output_len,
+	    &res, &why) == -1) {
+		*problem = xasprintf("iteration %llu: %s",
+		    (unsigned long long)r->seq, why);
+		free(why);
+		return 0;
+	}
+	s = xcalloc(res.n, sizeof *s);
+	for (i = 0; i < res.n; i++) {
+		s[n].run = run;
+		s[n].metric = res.v[i].name;
+		s[n].iteration = (int64_t)r->seq - p->warmups;
+		s[n].repeat = ingest_repeat(&res, i);
+		s[n].value = res.v[i].value;
+		n++;
+	}
+	if (db_samples_insert(db, s, n, cause) == -1)
+		rc = -1;
+	free(s);
+	parse_result_clear(&res);
+	return rc;
+}
+
+int
+ingest_result(struct db *db, int64_t run, const struct plan_run *p,
+    const struct agent_result *r, char **problem, char **cause)
+{
+	struct db_result dr = {
+		.run = run, .seq = r->seq, .warmup = r->warmup,
+		.exit_status = r->exit_status, .timed_out = r->timed_out,
+		.wall_ns = r->wall_ns, .utime_us = r->utime_us,
+		.stime_us = r->stime_us, .maxrss_kb = r->maxrss_kb,
+		.output = r->output, .output_len = r->output_len,
+		.truncated = r->truncated,
+	};
+	char *ignore = NULL;
+
+	*problem = NULL;
+	if (db_begin(db, cause) == -1)
+		return -1;
+	if (db_run_result_insert(db, &dr, cause) == -1)
+		goto fail;
+	*problem = ingest_exit_problem(r);
+	if (*problem == NULL && !r->warmup &&
+	    ingest_samples(db, run, p, r, problem, cause) == -1)
+		goto fail;
+	return db_commit(db, cause);
+fail:
+	free(*problem);
+	*problem = NULL;
+	db_rollback(db, &ignore);
+	free(ignore);
+	return -1;
+}

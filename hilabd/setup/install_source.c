@@ -1,0 +1,97 @@
+/*
+ * A benchmark built on its host from a source tarball in the machine's
+ * mirror directory: uploaded into <agent_dir>/bench/<name>, unpacked into
+ * its src/ and built there by the catalog's build commands, which may
+ * install into $PREFIX; .installed then names the tarball built.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "common/xmalloc.h"
+#include "hilabd/setup/setup.h"
+#include "hilabd/worker_ctx.h"
+#include "db/db.h"
+#include "jobs/job.h"
+#include "machines/machine.h"
+#include "machines/ssh.h"
+
+/* The script that unpacks a tarball into prefix/src and builds it. */
+static char *
+install_source_script(const char *prefix, const struct job_benchmark *b)
+{
+	char	*qp = ssh_host_quote(prefix), *qs, *s, *next;
+	size_t	 i;
+
+	qs = ssh_host_quote(b->install.source);
+	s = xasprintf("set -e\ncd %s\nrm -rf src src.tmp .installed\n"
+	    "mkdir -p src.tmp bin\ntar -xf %s -C src.tmp\nset -- src.tmp/*\n"
+	    "if [ $# = 1 ] && [ -d \"$1\" ]; then mv \"$1\" src; "
+	    "rmdir src.tmp; else mv src.tmp src; fi\ncd src\n"
+	    "PREFIX=%s; export PREFIX\nset -x\n", qp, qs, qp);
+	for (i = 0; b->install.build != NULL && b->install.build[i] != NULL;
+	    i++) {
+		next = xasprintf("%s%s\n", s, b->install.build[i]);
+		free(s);
+		s = next;
+	}
+	next = xasprintf("%s{ set +x; } 2>/dev/null\n"
+	    "printf '%%s\\n' %s >%s/.installed\n", s, qs, qp);
+	free(s);
+	free(qs);
+	free(qp);
+	return next;
+}
+
+/* The tarball's path in the mirror (caller frees), or NULL with *cause. */
+static char *
+install_source_local(struct worker_ctx *ctx, const struct job_benchmark *b,
+    char **cause)
+{
+	const char	*mirror = ctx->w->machine->mirror;
+	char		*local;
+
+	if (mirror == NULL) {
+		*cause = xasprintf("host \"%s\": benchmark \"%s\": source "
+		    "\"%s\" needs a mirror directory (\"mirror\" in the "
+		    "machine file)", worker_name(ctx), b->name,
+		    b->install.source);
+		return NULL;
+	}
+	local = xasprintf("%s/%s", mirror, b->install.source);
+	if (access(local, R_OK) == -1) {
+		*cause = xasprintf("host \"%s\": benchmark \"%s\": \"%s\": "
+		    "not in the mirror", worker_name(ctx), b->name, local);
+		free(local);
+		return NULL;
+	}
+	return local;
+}
+
+/* Uploads the tarball from the mirror, unpacks and builds it. */
+int
+install_source_build(struct worker_ctx *ctx, const struct db_run *r,
+    const struct job_benchmark *b, char **cause)
+{
+	char	*prefix = setup_prefix(ctx, b), *local, *remote = NULL;
+	char	*script = NULL, *what = NULL;
+	int	 rc = -1;
+
+	if ((local = install_source_local(ctx, b, cause)) == NULL)
+		goto out;
+	remote = xasprintf("%s/%s", prefix, b->install.source);
+	setup_event(ctx, r, DB_INFO, "benchmark \"%s\": installing from "
+	    "source \"%s\" into \"%s\"", b->name, local, prefix);
+	if (setup_upload(ctx, local, remote, cause) == -1)
+		goto out;
+	script = install_source_script(prefix, b);
+	what = xasprintf("build of \"%s\"", b->install.source);
+	rc = install_script_run(ctx, r, b, what, script, cause);
+out:
+	free(what);
+	free(script);
+	free(remote);
+	free(local);
+	free(prefix);
+	return rc;
+}

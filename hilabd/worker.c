@@ -1,0 +1,641 @@
+/*
+ * A machine's worker thread.  Its story: wait for work, lease the machine,
+ * reach its agent, learn what it runs, run each benchmark, store every
+ * result, acknowledge it, release the machine.
+ */
+#include <sys/random.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "common/log.h"
+#include "common/xmalloc.h"
+#include "hilabd/daemon.h"
+#include "hilabd/ingest.h"
+#include "hilabd/worker.h"
+#include "db/db.h"
+#include "jobs/job.h"
+#include "jobs/plan.h"
+#include "machines/agent_client.h"
+#include "machines/backend.h"
+#include "machines/inventory.h"
+
+#define WORKER_LEASE_MS		(10 * 60 * 1000)
+#define WORKER_RECONNECTS	3
+
+/* One run in progress: what the result callback needs. */
+struct worker_run {
+	struct worker_ctx	*ctx;
+	const struct db_run	*run;
+	const struct plan_run	*plan;
+	char			*problem;	/* first failed iteration */
+	int64_t			 last_seq;
+	bool			 cancelled;
+	bool			 db_failed;
+	bool			 recovered;	/* host power-cycled: run again */
+	struct worker_exec	 exec;		/* from worker_setup_begin */
+};
+
+static void	worker_retry(struct worker_ctx *, const struct db_run *,
+		    const char *);
+
+/* Loads the plan of a job, reusing it while the job stays the same. */
+static int
+worker_load_plan(struct worker_ctx *ctx, int64_t job_id, char **cause)
+{
+	struct db_job *dj;
+	struct job *job;
+	int rc;
+
+	if (ctx->plan_job == job_id)
+		return 0;
+	plan_free(&ctx->plan);
+	job_free(ctx->job);
+	ctx->job = NULL;
+	ctx->plan_job = 0;
+	if ((dj = db_job_get(ctx->db, job_id, cause)) == NULL)
+		return -1;
+	job = job_from_json(dj->spec, cause);
+	db_job_free(dj);
+	if (job == NULL)
+		return -1;
+	if ((rc = plan_build(job, &ctx->plan, cause)) == -1) {
+		job_free(job);
+		return -1;
+	}
+	ctx->plan_job = job_id;
+	ctx->job = job;
+	return 0;
+}
+
+/* The plan entry of a stored run: same machine, round and position. */
+static const struct plan_run *
+worker_plan_run(const struct worker_ctx *ctx, const struct db_run *r)
+{
+	const struct plan_run *p;
+	size_t i;
+
+	for (i = 0; i < ctx->plan.n; i++) {
+		p = &ctx->plan.runs[i];
+		if (p->round == r->round && p->position == r->position &&
+		    strcmp(p->machine, r->machine) == 0)
+			return p;
+	}
+	return NULL;
+}
+
+/* Stores one result as it arrives; stops the exchange on cancel. */
+static int
+worker_result_cb(const struct agent_result *res, void *arg)
+{
+	struct worker_run *wr = arg;
+	struct worker_ctx *ctx = wr->ctx;
+	char *problem = NULL, *cause = NULL;
+
+	if (ingest_result(ctx->db, wr->run->id, wr->plan, res, &problem,
+	    &cause) == -1) {
+		worker_event(ctx, wr->run, DB_ERROR, cause);
+		free(cause);
+		wr->db_failed = true;
+		return -1;
+	}
+	wr->last_seq = (int64_t)res->seq;
+	if (problem != NULL && wr->problem == NULL)
+		wr->problem = problem;
+	else
+		free(problem);
+	pthread_mutex_lock(&ctx->w->daemon->lock);
+	ctx->w->results++;
+	pthread_mutex_unlock(&ctx->w->daemon->lock);
+	db_machine_renew(ctx->db, worker_name(ctx), ctx->w->owner,
+	    WORKER_LEASE_MS, &cause);
+	free(cause);
+	if (!wr->cancelled && worker_cancel_requested(ctx, wr->run->job)) {
+		wr->cancelled = true;
+		return 1;
+	}
+	return 0;
+}
+
+/* A fresh agent run id: job, run and a random suffix (spools are kept). */
+static char *
+worker_agent_run_id(const struct db_run *r)
+{
+	unsigned int rnd = 0;
+
+	if (getrandom(&rnd, sizeof rnd, 0) != sizeof rnd)
+		rnd = (unsigned int)time(NULL) ^ (unsigned int)getpid();
+	return xasprintf("j%lld-r%lld-%08x", (long long)r->job,
+	    (long long)r->id, rnd);
+}
+
+/* Reads the host's facts, records them and the running kernel. */
+static char *
+worker_facts(struct worker_ctx *ctx, const struct db_run *r, char **cause)
+{
+	struct agent_facts facts = { 0 };
+	char *json;
+
+	if (agent_facts(ctx->conn, &facts, cause) == -1)
+		return NULL;
+	if (worker_boot_verify(ctx, &facts, cause) == -1) {
+		agent_facts_clear(&facts);
+		return NULL;
+	}
+	json = ingest_facts_json(&facts);
+	if (db_machine_set_facts(ctx->db, worker_name(ctx), json, cause) == -1 ||
+	    db_kernel_set_version(ctx->db, r->kernel,
+	    agent_facts_get(&facts, "kernel.release"),
+	    agent_facts_get(&facts, "kernel.version"), cause) == -1) {
+		free(json);
+		json = NULL;
+	}
+	agent_facts_clear(&facts);
+	return json;
+}
+
+/*
+ * After a dropped connection: reconnect and collect the rest of the run
+ * from the agent's spool.  Returns 0 when the run's end was seen.
+ */
+static int
+worker_reattach(struct worker_ctx *ctx, struct worker_run *wr,
+    const char *run_id, char **cause)
+{
+	int attempt, state;
+
+	for (attempt = 1; attempt <= WORKER_RECONNECTS; attempt++) {
+		worker_disconnect(ctx);
+		free(*cause);
+		*cause = NULL;
+		sleep(attempt);
+		if (worker_connect(ctx, cause) == -1)
+			continue;
+		if (agent_fetch(ctx->conn, run_id, (uint64_t)(wr->last_seq + 1),
+		    true, worker_result_cb, wr, &state, cause) == 0)
+			return state == PROTO_RUN_DONE_OK ? 0 : -1;
+		if (wr->db_failed || wr->cancelled)
+			return -1;
+	}
+	return -1;
+}
+
+/* Runs the benchmark on the agent and streams its results into SQLite. */
+static int
+worker_execute(struct worker_ctx *ctx, struct worker_run *wr,
+    const char *run_id, char **cause)
+{
+	struct agent_run_spec spec = {
+		.run_id = run_id,
+		.argv = wr->exec.argv ? wr->exec.argv : wr->plan->argv,
+		.cwd = wr->exec.cwd,
+		.iterations = wr->plan->iterations,
+		.warmups = wr->plan->warmups,
+		.timeout_ms = wr->plan->timeout_ms,
+	};
+	int state;
+
+	if (agent_run(ctx->conn, &spec, worker_result_cb, wr, &state,
+	    cause) == 0) {
+		if (state == PROTO_RUN_DONE_OK)
+			return 0;
+		*cause = xasprintf("agent run \"%s\" ended in state %d",
+		    run_id, state);
+		return -1;
+	}
+	if (wr->db_failed || wr->cancelled)
+		return -1;
+	worker_event(ctx, wr->run, DB_WARN, *cause);
+	if (worker_reattach(ctx, wr, run_id, cause) == 0)
+		return 0;
+	/* The host is gone: power-cycle it, then run it again. */
+	if (ctx->conn == NULL && !wr->db_failed && !wr->cancelled &&
+	    recover_host(ctx, wr->run, cause) == 0)
+		wr->recovered = true;
+	return -1;
+}
+
+/*
+ * Stops a cancelled run on the host: the stream was abandoned, so on a new
+ * connection the agent kills the benchmark, what it spooled meanwhile is
+ * stored, and the spool is acknowledged.
+ */
+static void
+worker_cancel_on_host(struct worker_ctx *ctx, struct worker_run *wr,
+    const char *run_id)
+{
+	char *cause = NULL;
+	int state;
+
+	worker_disconnect(ctx);
+	if (worker_connect(ctx, &cause) == -1 ||
+	    agent_cancel(ctx->conn, run_id, &state, &cause) == -1 ||
+	    agent_fetch(ctx->conn, run_id, (uint64_t)(wr->last_seq + 1), false,
+	    worker_result_cb, wr, &state, &cause) == -1 ||
+	    agent_ack(ctx->conn, run_id, &cause) == -1) {
+		worker_event(ctx, wr->run, DB_WARN, cause);
+		worker_disconnect(ctx);
+	} else
+		worker_event(ctx, wr->run, DB_INFO, "run cancelled on the host");
+	free(cause);
+}
+
+/* Ends a run: acknowledged to the agent once stored, then its state. */
+static void
+worker_finish(struct worker_ctx *ctx, struct worker_run *wr,
+    const char *run_id, int rc, char *cause)
+{
+	enum db_state state = DB_DONE;
+	const char *error = NULL;
+	char *ignore = NULL;
+
+	if (wr->cancelled) {
+		state = DB_CANCELLED;
+		worker_cancel_on_host(ctx, wr, run_id);
+	} else if (rc == -1) {
+		state = DB_FAILED;
+		error = cause;
+	} else if (wr->problem != NULL) {
+		state = DB_FAILED;
+		error = wr->problem;
+	}
+	if (rc == 0 && agent_ack(ctx->conn, run_id, &ignore) == -1) {
+		worker_event(ctx, wr->run, DB_WARN, ignore);
+		worker_disconnect(ctx);
+		free(ignore);
+		ignore = NULL;
+	}
+	if (error != NULL)
+		worker_event(ctx, wr->run, DB_ERROR, error);
+	if (db_run_set_state(ctx->db, wr->run->id, state, error, &ignore) == -1)
+		worker_event(ctx, wr->run, DB_ERROR, ignore);
+	free(ignore);
+}
+
+/* Publishes what the worker is doing, for "status". */
+static void
+worker_progress(struct worker_ctx *ctx, const struct db_run *r)
+{
+	pthread_mutex_lock(&ctx->w->daemon->lock);
+	ctx->w->run = r ? r->id : 0;
+	ctx->w->job = r ? r->job : 0;
+	ctx->w->results = 0;
+	pthread_mutex_unlock(&ctx->w->daemon->lock);
+}
+
+/* Marks a run failed before it reached the agent. */
+static void
+worker_fail(struct worker_ctx *ctx, const struct db_run *r, const char *why)
+{
+	char *cause = NULL;
+
+	worker_event(ctx, r, DB_ERROR, why);
+	if (r->state == DB_QUEUED)
+		db_run_set_state(ctx->db, r->id, DB_RUNNING, NULL, &cause);
+	if (db_run_set_state(ctx->db, r->id, DB_FAILED, why, &cause) == -1)
+		worker_event(ctx, r, DB_ERROR, cause);
+	free(cause);
+}
+
+/*
+ * Ends a run whose setup on the host failed: cancelled when its job's cancel
+ * was asked for meanwhile (the install was stopped; the planner may have
+ * cancelled the queued run already), failed otherwise.
+ */
+static void
+worker_setup_failed(struct worker_ctx *ctx, const struct db_run *r,
+    const char *why)
+{
+	struct db_run *now;
+	char *cause = NULL;
+
+	if (!worker_cancel_requested(ctx, r->job)) {
+		worker_fail(ctx, r, why);
+		return;
+	}
+	worker_event(ctx, r, DB_INFO, why);
+	if ((now = db_run_get(ctx->db, r->id, &cause)) == NULL ||
+	    (now->state == DB_QUEUED && db_run_set_state(ctx->db, r->id,
+	    DB_CANCELLED, NULL, &cause) == -1))
+		worker_event(ctx, r, DB_ERROR, cause);
+	db_run_free(now);
+	free(cause);
+}
+
+/*
+ * Prepares the run's context: its plan entry, the machine booted into the
+ * run's kernel (boot is false when resuming: what runs must not change),
+ * and a connected agent.
+ */
+static int
+worker_prepare(struct worker_ctx *ctx, struct worker_run *wr, bool boot,
+    char **cause)
+{
+	if (worker_load_plan(ctx, wr->run->job, cause) == -1)
+		return -1;
+	if ((wr->plan = worker_plan_run(ctx, wr->run)) == NULL) {
+		*cause = xasprintf("run %lld: not in the job's plan",
+		    (long long)wr->run->id);
+		return -1;
+	}
+	if (boot && worker_boot(ctx, wr->run, cause) == -1)
+		return -1;
+	if (worker_connect(ctx, cause) == -1 &&
+	    recover_host(ctx, wr->run, cause) == -1) {
+		worker_health(ctx, DB_HEALTH_BAD);
+		return -1;
+	}
+	return 0;
+}
+
+/* Runs one queued run from start to end. */
+static void
+worker_run_one(struct worker_ctx *ctx, const struct db_run *r)
+{
+	struct worker_run wr = { .ctx = ctx, .run = r, .last_seq = -1 };
+	char *cause = NULL, *facts = NULL, *run_id = NULL;
+	int rc;
+
+	worker_progress(ctx, r);
+	if (worker_prepare(ctx, &wr, true, &cause) == -1 ||
+	    (facts = worker_facts(ctx, r, &cause)) == NULL) {
+		worker_fail(ctx, r, cause);
+		goto out;
+	}
+	worker_health(ctx, DB_HEALTH_GOOD);
+	if (worker_setup_begin(ctx, r, wr.plan, &wr.exec, &cause) == -1) {
+		worker_setup_failed(ctx, r, cause);
+		goto out;
+	}
+	run_id = worker_agent_run_id(r);
+	if (db_run_start(ctx->db, r->id, run_id, facts, &cause) == -1) {
+		worker_event(ctx, r, DB_ERROR, cause);
+		goto out;
+	}
+	log_info(worker_name(ctx), "run %lld: %s %s on \"%s\" (round %d)",
+	    (long long)r->id, r->benchmark, r->params, worker_name(ctx),
+	    r->round);
+	rc = worker_execute(ctx, &wr, run_id, &cause);
+	worker_setup_end(ctx, r);
+	if (wr.recovered)
+		worker_retry(ctx, r, "interrupted: its host was power-cycled");
+	else
+		worker_finish(ctx, &wr, run_id, rc, cause);
+out:
+	worker_setup_end(ctx, r);
+	worker_exec_clear(&wr.exec);
+	worker_progress(ctx, NULL);
+	free(wr.problem);
+	free(cause);
+	free(facts);
+	free(run_id);
+}
+
+/*
+ * Gives up on an interrupted run that cannot be collected and queues a new
+ * run in its place (the same plan entry), so the job still completes.
+ */
+static void
+worker_retry(struct worker_ctx *ctx, const struct db_run *r, const char *why)
+{
+	struct db_run copy = *r;
+	char *cause = NULL, *msg;
+	int64_t id;
+
+	copy.state = DB_QUEUED;
+	if ((id = db_run_insert(ctx->db, &copy, &cause)) == -1) {
+		worker_fail(ctx, r, cause);
+		free(cause);
+		return;
+	}
+	msg = xasprintf("%s; run again as run %lld", why, (long long)id);
+	worker_fail(ctx, r, msg);
+	free(msg);
+	if (db_run_set_retried(ctx->db, r->id, id, &cause) == -1) {
+		log_warn(worker_name(ctx), "%s", cause);
+		free(cause);
+	}
+}
+
+/* Collects a run a previous controller left running on the host. */
+static void
+worker_resume_one(struct worker_ctx *ctx, const struct db_interrupted *it)
+{
+	struct worker_run wr = { .ctx = ctx, .last_seq = it->last_seq };
+	struct db_run *r;
+	char *cause = NULL;
+	int rc, state;
+
+	if ((r = db_run_get(ctx->db, it->run, &cause)) == NULL)
+		goto out;
+	wr.run = r;
+	if (it->agent_run_id == NULL) {
+		worker_retry(ctx, r, "interrupted before it reached the agent");
+		goto out;
+	}
+	if (ctx->w->machine->kind == MACHINE_LIBVIRT) {
+		/* Its VM went with the controller that booted it. */
+		worker_retry(ctx, r, "interrupted: its VM was destroyed with "
+		    "the controller that booted it");
+		goto out;
+	}
+	worker_event(ctx, r, DB_INFO, "resuming an interrupted run");
+	worker_progress(ctx, r);
+	if (worker_prepare(ctx, &wr, false, &cause) == -1) {
+		worker_fail(ctx, r, cause);
+		goto out;
+	}
+	rc = agent_fetch(ctx->conn, it->agent_run_id, (uint64_t)(it->last_seq +
+	    1), true, worker_result_cb, &wr, &state, &cause);
+	if (rc == 0 && state != PROTO_RUN_DONE_OK) {
+		rc = -1;
+		cause = xasprintf("agent run \"%s\" ended in state %d on the "
+		    "host", it->agent_run_id, state);
+	}
+	worker_setup_sweep(ctx, r);
+	worker_finish(ctx, &wr, it->agent_run_id, rc, cause);
+out:
+	worker_progress(ctx, NULL);
+	free(wr.problem);
+	free(cause);
+	db_run_free(r);
+}
+
+/* Resumes every run of this machine that a stopped controller left. */
+static void
+worker_resume(struct worker_ctx *ctx)
+{
+	struct db_interrupted *v;
+	size_t n, i;
+	char *cause = NULL;
+
+	if (db_run_list_interrupted(ctx->db, &v, &n, &cause) == -1) {
+		log_warn(worker_name(ctx), "%s", cause);
+		free(cause);
+		return;
+	}
+	for (i = 0; i < n; i++) {
+		if (strcmp(v[i].machine, worker_name(ctx)) == 0)
+			worker_resume_one(ctx, &v[i]);
+	}
+	db_interrupted_list_free(v, n);
+}
+
+static bool
+worker_stopping(struct worker *w)
+{
+	bool stop;
+
+	pthread_mutex_lock(&w->daemon->lock);
+	stop = w->daemon->stopping;
+	pthread_mutex_unlock(&w->daemon->lock);
+	return stop;
+}
+
+/* Runs every queued run of this machine, oldest job first. */
+static void
+worker_drain(struct worker_ctx *ctx)
+{
+	struct db_job *jobs;
+	struct db_run *r;
+	char *cause = NULL;
+	size_t n, i;
+
+	if (db_job_list(ctx->db, &jobs, &n, &cause) == -1) {
+		log_warn(worker_name(ctx), "%s", cause);
+		free(cause);
+		return;
+	}
+	for (i = 0; i < n && !worker_stopping(ctx->w); i++) {
+		if (jobs[i].state != DB_RUNNING)
+			continue;
+		while (!worker_stopping(ctx->w) && (r = db_run_next(ctx->db,
+		    jobs[i].id, worker_name(ctx), &cause)) != NULL) {
+			worker_run_one(ctx, r);
+			db_run_free(r);
+			daemon_nudge(ctx->w->daemon);
+		}
+		/* The job's kernels are done with: power the VM off. */
+		worker_boot_end(ctx);
+	}
+	db_job_list_free(jobs, n);
+}
+
+/* Sleeps until a nudge or a timeout (a missed nudge costs 5 s at most). */
+static void
+worker_wait(struct worker *w, uint64_t seen)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	ts.tv_sec += 5;
+	pthread_mutex_lock(&w->daemon->lock);
+	while (w->daemon->generation == seen && !w->daemon->stopping) {
+		if (pthread_cond_timedwait(&w->daemon->nudge, &w->daemon->lock,
+		    &ts) != 0)
+			break;
+	}
+	pthread_mutex_unlock(&w->daemon->lock);
+}
+
+/* Leases the machine, runs what is queued for it, gives it back. */
+static void
+worker_cycle(struct worker_ctx *ctx)
+{
+	char *cause = NULL;
+	int leased;
+
+	leased = db_machine_lease(ctx->db, worker_name(ctx), ctx->w->owner,
+	    WORKER_LEASE_MS, &cause);
+	if (leased != 1) {
+		if (leased == -1)
+			log_warn(worker_name(ctx), "%s", cause);
+		free(cause);
+		return;
+	}
+	worker_drain(ctx);
+	if (db_machine_release(ctx->db, worker_name(ctx), ctx->w->owner,
+	    &cause) == -1) {
+		log_warn(worker_name(ctx), "%s", cause);
+		free(cause);
+	}
+}
+
+/* The thread: resume what was interrupted, then serve the queue. */
+static void *
+worker_main(void *arg)
+{
+	struct worker_ctx ctx = { .w = arg };
+	char *cause = NULL;
+	uint64_t seen;
+
+	if ((ctx.db = db_open(ctx.w->daemon->db_path, &cause)) == NULL ||
+	    (ctx.backend = backend_new(ctx.w->machine, &cause)) == NULL) {
+		log_warn(ctx.w->machine->name, "%s; machine left idle", cause);
+		free(cause);
+		db_close(ctx.db);
+		return NULL;
+	}
+	worker_resume(&ctx);
+	while (!worker_stopping(ctx.w)) {
+		pthread_mutex_lock(&ctx.w->daemon->lock);
+		seen = ctx.w->daemon->generation;
+		pthread_mutex_unlock(&ctx.w->daemon->lock);
+		worker_cycle(&ctx);
+		worker_wait(ctx.w, seen);
+	}
+	worker_boot_end(&ctx);
+	worker_disconnect(&ctx);
+	worker_setup_free(&ctx);
+	backend_free(ctx.backend);
+	plan_free(&ctx.plan);
+	job_free(ctx.job);
+	db_close(ctx.db);
+	return NULL;
+}
+
+int
+worker_start_all(struct daemon *d, char **cause)
+{
+	struct worker *w;
+	size_t i;
+	int rc;
+
+	d->nworkers = d->inventory->n;
+	d->workers = xcalloc(d->nworkers ? d->nworkers : 1, sizeof *w);
+	for (i = 0; i < d->nworkers; i++) {
+		w = &d->workers[i];
+		w->daemon = d;
+		w->machine = d->inventory->machines[i];
+		w->owner = xasprintf("hilabd:%ld", (long)getpid());
+		if ((rc = pthread_create(&w->thread, NULL, worker_main,
+		    w)) != 0) {
+			*cause = xasprintf("machine \"%s\": worker thread: %s",
+			    w->machine->name, strerror(rc));
+			d->nworkers = i;
+			return -1;
+		}
+	}
+	return 0;
+}
+
+void
+worker_stop_all(struct daemon *d)
+{
+	size_t i;
+
+	pthread_mutex_lock(&d->lock);
+	d->stopping = true;
+	pthread_cond_broadcast(&d->nudge);
+	pthread_mutex_unlock(&d->lock);
+	for (i = 0; i < d->nworkers; i++) {
+		pthread_join(d->workers[i].thread, NULL);
+		free(d->workers[i].owner);
+	}
+	free(d->workers);
+	d->workers = NULL;
+	d->nworkers = 0;
+}

@@ -1,0 +1,192 @@
+/*
+ * Where a machine is booted into a job's kernel: once per (job, kernel,
+ * round), through the machine's backend (machines/backend.h), and proven
+ * after every boot by the agent's facts (machines/verify.h).
+ */
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/log.h"
+#include "common/xmalloc.h"
+#include "hilabd/worker.h"
+#include "db/db.h"
+#include "machines/agent_client.h"
+#include "machines/backend.h"
+#include "machines/verify.h"
+
+/* Forgets the booted kernel. */
+static void
+worker_booted_clear(struct worker_booted *b)
+{
+	free(b->name);
+	free(b->release);
+	free(b->version);
+	free(b->cmdline);
+	memset(b, 0, sizeof *b);
+}
+
+/* Copies a string member of the kernel spec JSON, or NULL. */
+static char *
+worker_spec_str(json_t *spec, const char *key)
+{
+	const char *s = json_string_value(json_object_get(spec, key));
+
+	return s != NULL && *s != '\0' ? xstrdup(s) : NULL;
+}
+
+/*
+ * Fills what the booted kernel must show: the release and version from the
+ * image's header, and for a kernel hilab built, its build id in uname -v
+ * ("#<build id> SMP ..."), which also proves an image without a header.
+ */
+static void
+worker_expect(struct worker_booted *b, const char *image,
+    const char *build_id)
+{
+	char *cause = NULL, *word;
+
+	if (image == NULL)
+		return;
+	if (verify_image_version(image, &b->release, &b->version,
+	    &cause) == -1) {
+		log_debug("boot", "%s: release not checked", cause);
+		free(cause);
+	}
+	if (build_id == NULL)
+		return;
+	word = xasprintf("#%s ", build_id);
+	if (b->version == NULL || strstr(b->version, word) == NULL) {
+		free(b->version);
+		b->version = xasprintf("#%s", build_id);
+	}
+	free(word);
+}
+
+/* The run a boot is made for, to log its boots made again. */
+struct worker_boot_arg {
+	struct worker_ctx	*ctx;
+	const struct db_run	*run;
+	const char		*kernel;
+};
+
+/* Logs a boot made again, and why, as an event of the run. */
+static void
+worker_boot_retry(void *arg, int boot, enum backend_failure f,
+    const char *why)
+{
+	struct worker_boot_arg *a = arg;
+	char *msg;
+
+	msg = xasprintf("boot %d of kernel \"%s\" failed (%s%s): %s; "
+	    "booting again on a fresh domain", boot, a->kernel,
+	    backend_failure_name(f), f == BACKEND_FAIL_EMULATOR ?
+	    ", not the kernel's" : "", why);
+	worker_event(a->ctx, a->run, DB_WARN, msg);
+	free(msg);
+}
+
+/* Records the boots a run's kernel took; a failure is only logged. */
+static void
+worker_boot_count(struct worker_ctx *ctx, const struct db_run *r,
+    int boots)
+{
+	char *cause = NULL;
+
+	if (db_run_set_boot_tries(ctx->db, r->id, boots, &cause) == -1) {
+		log_warn(worker_name(ctx), "%s", cause);
+		free(cause);
+	}
+}
+
+/* Boots image (NULL: the machine's own kernel) through the backend. */
+static int
+worker_boot_image(struct worker_ctx *ctx, const struct db_run *r,
+    const struct db_kernel *k, json_t *spec, char **cause)
+{
+	struct backend_kernel bk = { .name = k->name, .cmdline = k->cmdline };
+	struct worker_boot_arg arg = { ctx, r, k->name };
+	char *image = worker_spec_str(spec, "image");
+	char *initrd = worker_spec_str(spec, "initrd");
+	char *console, *ignore = NULL;
+	int rc, boots = 0;
+
+	bk.image = image;
+	bk.initrd = initrd;
+	worker_disconnect(ctx);
+	log_info(worker_name(ctx), "booting kernel \"%s\" (round %d)",
+	    k->name, r->round);
+	rc = backend_boot_tries(ctx->backend, &bk, worker_boot_retry, &arg,
+	    &boots, cause);
+	worker_boot_count(ctx, r, boots);
+	if (rc == -1 && (console = backend_console(ctx->backend)) != NULL) {
+		db_run_set_console(ctx->db, r->id, console, &ignore);
+		free(ignore);
+		free(console);
+	}
+	if (rc == 0)
+		worker_expect(&ctx->booted, image, json_string_value(
+		    json_object_get(spec, "build_id")));
+	free(image);
+	free(initrd);
+	return rc;
+}
+
+int
+worker_boot(struct worker_ctx *ctx, const struct db_run *r, char **cause)
+{
+	struct worker_booted *b = &ctx->booted;
+	struct db_kernel *k;
+	json_t *spec;
+	int rc = 0;
+
+	if (b->valid && b->job == r->job && b->kernel == r->kernel &&
+	    b->round == r->round)
+		return 0;
+	if ((k = db_kernel_get(ctx->db, r->kernel, cause)) == NULL)
+		return -1;
+	worker_booted_clear(b);
+	spec = json_loads(k->spec, 0, NULL);
+	/* A running kernel on an ssh host is not booted, only checked. */
+	if (ctx->w->machine->kind != MACHINE_SSH ||
+	    json_object_get(spec, "image") != NULL)
+		rc = worker_boot_image(ctx, r, k, spec, cause);
+	if (rc == 0) {
+		b->valid = true;
+		b->job = r->job;
+		b->kernel = r->kernel;
+		b->round = r->round;
+		b->name = xstrdup(k->name);
+		b->cmdline = k->cmdline ? xstrdup(k->cmdline) : NULL;
+	}
+	json_decref(spec);
+	db_kernel_free(k);
+	return rc;
+}
+
+int
+worker_boot_verify(struct worker_ctx *ctx, const struct agent_facts *facts,
+    char **cause)
+{
+	const struct worker_booted *b = &ctx->booted;
+	struct verify_expect e = { b->name, b->release, b->version,
+	    b->cmdline };
+
+	return verify_facts(facts, &e, cause);
+}
+
+void
+worker_boot_end(struct worker_ctx *ctx)
+{
+	char *cause = NULL;
+
+	if (ctx->backend != NULL && ctx->booted.valid &&
+	    ctx->w->machine->kind == MACHINE_LIBVIRT) {
+		worker_disconnect(ctx);
+		if (backend_shutdown(ctx->backend, &cause) == -1) {
+			log_warn(worker_name(ctx), "%s", cause);
+			free(cause);
+		}
+	}
+	worker_booted_clear(&ctx->booted);
+}

@@ -1,0 +1,145 @@
+/*
+ * A benchmark made ready on its host before a run: its tool installed when
+ * missing (install.c), the run's argv[0] resolved there, and the server it
+ * needs started detached and stopped once the run is over (server.c).
+ * Everything here talks to the host over the setup's own ssh session, which
+ * stays idle while the benchmark is measured.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/log.h"
+#include "common/xmalloc.h"
+#include "hilabd/daemon.h"
+#include "hilabd/setup/setup.h"
+#include "hilabd/worker.h"
+#include "db/db.h"
+#include "jobs/job.h"
+#include "jobs/plan.h"
+#include "machines/machine.h"
+#include "machines/ssh.h"
+
+void
+worker_setup_free(struct worker_ctx *ctx)
+{
+	struct worker_setup	*st = ctx->setup;
+
+	if (st == NULL)
+		return;
+	ssh_host_close(st->h);
+	install_tools_clear(st);
+	free(st);
+	ctx->setup = NULL;
+}
+
+void
+worker_exec_clear(struct worker_exec *ex)
+{
+	plan_argv_free(ex->argv);
+	free(ex->cwd);
+	memset(ex, 0, sizeof *ex);
+}
+
+/*
+ * The run's benchmark, from the job the worker planned it with; the tools
+ * found are forgotten when another job starts.
+ */
+static const struct job_benchmark *
+setup_benchmark(struct worker_ctx *ctx, const struct db_run *r,
+    const struct plan_run *p, char **cause)
+{
+	struct worker_setup	*st = setup_get(ctx);
+
+	if (st->job_id != r->job) {
+		install_tools_clear(st);
+		st->job_id = r->job;
+	}
+	if (ctx->job == NULL || ctx->plan_job != r->job ||
+	    p->benchmark_index >= ctx->job->nbenchmarks) {
+		*cause = xasprintf("run %lld: benchmark %zu not in the planned "
+		    "job", (long long)r->id, p->benchmark_index);
+		return NULL;
+	}
+	return &ctx->job->benchmarks[p->benchmark_index];
+}
+
+/* Whether the benchmark needs anything of this step. */
+static bool
+setup_needed(const struct job_benchmark *b)
+{
+	if (!b->resolved || b->argv == NULL || b->argv[0] == NULL)
+		return false;
+	if (b->server.argv != NULL)
+		return true;
+	if (strcmp(b->argv[0], "hilab-agent") == 0)
+		return false;	/* the agent runs its own probes */
+	return b->install.package != NULL || b->install.source != NULL;
+}
+
+/* Fills ex: argv with argv[0] resolved, the source tree as cwd. */
+static void
+setup_fill_exec(struct worker_ctx *ctx, const struct job_benchmark *b,
+    const struct plan_run *p, const struct setup_tool *t,
+    struct worker_exec *ex)
+{
+	char	*prefix = setup_prefix(ctx, b);
+	size_t	 n, i;
+
+	for (n = 0; p->argv[n] != NULL; n++)
+		;
+	ex->argv = xcalloc(n + 1, sizeof *ex->argv);
+	for (i = 0; i < n; i++)
+		ex->argv[i] = xstrdup(i == 0 && t->path ? t->path : p->argv[i]);
+	if (t->in_prefix)
+		ex->cwd = xasprintf("%s/src", prefix);
+	free(prefix);
+}
+
+int
+worker_setup_begin(struct worker_ctx *ctx, const struct db_run *r,
+    const struct plan_run *p, struct worker_exec *ex, char **cause)
+{
+	const struct job_benchmark	*b;
+	const struct setup_tool		*t;
+	int				 rc = -1;
+
+	memset(ex, 0, sizeof *ex);
+	if ((b = setup_benchmark(ctx, r, p, cause)) == NULL)
+		return -1;
+	if (!setup_needed(b))
+		return 0;
+	if ((t = install_tool(ctx, r, p, b, cause)) == NULL)
+		goto out;
+	setup_fill_exec(ctx, b, p, t, ex);
+	if (b->server.argv == NULL)
+		rc = 0;
+	else
+		rc = server_start(ctx, r, b, p, t->server, ex->cwd ? ex->cwd :
+		    setup_agent_dir(ctx), cause);
+out:
+	if (rc == -1) {
+		worker_setup_end(ctx, r);
+		worker_exec_clear(ex);
+	}
+	return rc;
+}
+
+void
+worker_setup_end(struct worker_ctx *ctx, const struct db_run *r)
+{
+	struct worker_setup	*st = ctx->setup;
+
+	if (st == NULL || !st->server_up)
+		return;
+	server_stop(ctx, r);
+	st->server_up = false;
+}
+
+void
+worker_setup_sweep(struct worker_ctx *ctx, const struct db_run *r)
+{
+	setup_get(ctx)->server_up = true;
+	worker_setup_end(ctx, r);
+}
