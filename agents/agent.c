@@ -17,8 +17,7 @@
 #include "common/log.h"
 
 /* Prints how to call the agent. */
-static void __attribute__((noreturn))
-agent_usage(int code)
+static void __attribute__((noreturn)) agent_usage(int code)
 {
 	fprintf(code ? stderr : stdout,
 	    "usage: hilab-agent [--dir DIR] serve\n"
@@ -32,8 +31,8 @@ agent_usage(int code)
 static int
 agent_facts(void)
 {
-	struct fact	*facts;
-	size_t		 n;
+	struct fact *facts;
+	size_t	     n;
 
 	facts = facts_collect(&n);
 	facts_print(stdout, facts, n);
@@ -44,14 +43,12 @@ agent_facts(void)
 int
 main(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "dir", required_argument, NULL, 'd' },
+	static const struct option opts[] = { { "dir", required_argument, NULL,
+						  'd' },
 		{ "help", no_argument, NULL, 'h' },
-		{ "version", no_argument, NULL, 'V' },
-		{ NULL, 0, NULL, 0 }
-	};
-	const char	*dir = AGENT_DEFAULT_DIR;
-	int		 c;
+		{ "version", no_argument, NULL, 'V' }, { NULL, 0, NULL, 0 } };
+	const char		  *dir = AGENT_DEFAULT_DIR;
+	int			   c;
 
 	log_init("hilab-agent", LOG_LEVEL_INFO);
 	while ((c = getopt_long(argc, argv, "+d:h", opts, NULL)) != -1) {

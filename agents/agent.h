@@ -23,94 +23,94 @@
 
 #include "common/proto.h"
 
-#define AGENT_DEFAULT_DIR	"/var/tmp/hilab"
+#define AGENT_DEFAULT_DIR "/var/tmp/hilab"
 
 #if defined(__x86_64__)
-#define AGENT_ARCH	"x86_64"
+#define AGENT_ARCH "x86_64"
 #elif defined(__aarch64__)
-#define AGENT_ARCH	"aarch64"
+#define AGENT_ARCH "aarch64"
 #elif defined(__i386__)
-#define AGENT_ARCH	"i686"
+#define AGENT_ARCH "i686"
 #elif defined(__riscv) && __riscv_xlen == 64
-#define AGENT_ARCH	"riscv64"
+#define AGENT_ARCH "riscv64"
 #elif defined(__powerpc64__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-#define AGENT_ARCH	"ppc64le"
+#define AGENT_ARCH "ppc64le"
 #elif defined(__s390x__)
-#define AGENT_ARCH	"s390x"
+#define AGENT_ARCH "s390x"
 #else
 #error "unknown target architecture"
 #endif
 
 /* Exit codes of serve. */
-#define AGENT_EXIT_OK		0
-#define AGENT_EXIT_REFUSED	1	/* version not supported, I/O error */
-#define AGENT_EXIT_PROTO	2	/* the peer broke the protocol */
+#define AGENT_EXIT_OK	   0
+#define AGENT_EXIT_REFUSED 1 /* version not supported, I/O error */
+#define AGENT_EXIT_PROTO   2 /* the peer broke the protocol */
 
 /* What one RUN request asks for, decoded. */
 struct run_spec {
-	char		 *run_id;
-	char		**argv;		/* NULL-terminated */
-	char		**env;		/* NULL-terminated "K=V" */
-	char		 *cwd;		/* or NULL */
-	uint64_t	  iterations;
-	uint64_t	  warmups;
-	uint64_t	  timeout_ms;	/* 0 = none */
+	char	*run_id;
+	char   **argv; /* NULL-terminated */
+	char   **env;  /* NULL-terminated "K=V" */
+	char	*cwd;  /* or NULL */
+	uint64_t iterations;
+	uint64_t warmups;
+	uint64_t timeout_ms; /* 0 = none */
 };
 
 /* cpulist.c: a set of CPU numbers, set[i] != 0 if CPU i is in it. */
 struct cpulist {
-	unsigned char	*set;
-	size_t		 n;
+	unsigned char *set;
+	size_t	       n;
 };
-int	 cpulist_parse(const char *, struct cpulist *);
-void	 cpulist_add(struct cpulist *, size_t lo, size_t hi);
-size_t	 cpulist_count(const struct cpulist *);
-int	 cpulist_has(const struct cpulist *, size_t cpu);
-char	*cpulist_format(const struct cpulist *);
-void	 cpulist_free(struct cpulist *);
+int    cpulist_parse(const char *, struct cpulist *);
+void   cpulist_add(struct cpulist *, size_t lo, size_t hi);
+size_t cpulist_count(const struct cpulist *);
+int    cpulist_has(const struct cpulist *, size_t cpu);
+char  *cpulist_format(const struct cpulist *);
+void   cpulist_free(struct cpulist *);
 
 /* topo.c: topology facts; each takes an unused argument, NULL if absent. */
-char	*topo_online_count(const char *);
-char	*topo_sockets(const char *);
-char	*topo_dies(const char *);
-char	*topo_cores_per_socket(const char *);
-char	*topo_threads_per_core(const char *);
-char	*topo_llc_groups(const char *);
-char	*topo_numa_nodes(const char *);
-char	*topo_numa_node_list(const char *);
+char *topo_online_count(const char *);
+char *topo_sockets(const char *);
+char *topo_dies(const char *);
+char *topo_cores_per_socket(const char *);
+char *topo_threads_per_core(const char *);
+char *topo_llc_groups(const char *);
+char *topo_numa_nodes(const char *);
+char *topo_numa_node_list(const char *);
 
 /* facts.c */
-char	*facts_read(const char *path);
+char *facts_read(const char *path);
 struct fact {
-	const char	*key;
-	char		*value;		/* NULL if the host lacks it */
+	const char *key;
+	char	   *value; /* NULL if the host lacks it */
 };
-struct fact	*facts_collect(size_t *n);
-void		 facts_free(struct fact *, size_t);
-void		 facts_add(struct proto_buf *, const struct fact *, size_t);
-void		 facts_print(FILE *, const struct fact *, size_t);
+struct fact *facts_collect(size_t *n);
+void	     facts_free(struct fact *, size_t);
+void	     facts_add(struct proto_buf *, const struct fact *, size_t);
+void	     facts_print(FILE *, const struct fact *, size_t);
 
 /* spool.c */
-char	*spool_run_dir(const char *dir, const char *run_id);
-char	*spool_path(const char *dir, const char *run_id, const char *file);
-int	 spool_create(const char *dir, const char *run_id, int *lockfd,
-	    char **cause);
-int	 spool_exists(const char *dir, const char *run_id);
-int	 spool_state(const char *dir, const char *run_id, int *state,
-	    uint64_t *count);
-int	 spool_write_state(const char *dir, const char *run_id, int state,
-	    uint64_t count);
-int	 spool_append(int fd, const struct proto_buf *);
-void	 spool_write_pid(const char *dir, const char *run_id, pid_t);
-pid_t	 spool_read_pid(const char *dir, const char *run_id);
+char *spool_run_dir(const char *dir, const char *run_id);
+char *spool_path(const char *dir, const char *run_id, const char *file);
+int   spool_create(const char *dir, const char *run_id, int *lockfd,
+      char **cause);
+int   spool_exists(const char *dir, const char *run_id);
+int   spool_state(const char *dir, const char *run_id, int *state,
+      uint64_t *count);
+int   spool_write_state(const char *dir, const char *run_id, int state,
+      uint64_t count);
+int   spool_append(int fd, const struct proto_buf *);
+void  spool_write_pid(const char *dir, const char *run_id, pid_t);
+pid_t spool_read_pid(const char *dir, const char *run_id);
 /* Called per spooled RESULT; non-zero stops the walk and is returned. */
 typedef int (*spool_result_cb)(const unsigned char *payload, size_t len,
-    const struct proto_msg *, void *arg);
-int	 spool_results(const char *dir, const char *run_id,
-	    spool_result_cb cb, void *arg, uint64_t *count);
-int	 spool_wait(const char *dir, const char *run_id);
-int	 spool_remove(const char *dir, const char *run_id, char **cause);
-char	**spool_list(const char *dir, size_t *n);
+    const struct proto_msg *, void				   *arg);
+int    spool_results(const char *dir, const char *run_id, spool_result_cb cb,
+       void *arg, uint64_t *count);
+int    spool_wait(const char *dir, const char *run_id);
+int    spool_remove(const char *dir, const char *run_id, char **cause);
+char **spool_list(const char *dir, size_t *n);
 const char *spool_state_name(int state);
 
 /*
@@ -119,8 +119,8 @@ const char *spool_state_name(int state);
  * command such as ["hilab-agent", "probe", ...] works wherever the agent
  * was uploaded.  Any other argv[0] goes to execvp() as is.
  */
-int	 runner_start(const char *dir, const struct run_spec *, pid_t *pid,
-	    int *notify, char **cause);
+int runner_start(const char *dir, const struct run_spec *, pid_t *pid,
+    int *notify, char **cause);
 
 /*
  * probe.c: native probes, "hilab-agent probe NAME ARGS..." and
@@ -128,42 +128,40 @@ int	 runner_start(const char *dir, const struct run_spec *, pid_t *pid,
  * comments on stdout, errors on stderr, and returns its exit code.
  */
 struct probe {
-	const char	*name;
-	const char	*summary;
-	int		(*fn)(int argc, char **argv);	/* argv[0]: name */
+	const char *name;
+	const char *summary;
+	int (*fn)(int argc, char **argv); /* argv[0]: name */
 };
-extern const struct probe	probe_table[];	/* ends with a NULL name */
-extern volatile sig_atomic_t	probe_stop;	/* the stop signal, or 0 */
-int	 probe_main(int argc, char **argv);	/* argv[0]: "probe" */
+extern const struct probe    probe_table[]; /* ends with a NULL name */
+extern volatile sig_atomic_t probe_stop;    /* the stop signal, or 0 */
+int	 probe_main(int argc, char **argv); /* argv[0]: "probe" */
 void	 probe_signals(void);
 uint64_t probe_now_ns(void);
 double	 probe_ms(uint64_t ns);
 int	 probe_write(const char *path, const char *value, char **cause);
 int	 probe_uint(const char *opt, const char *s, unsigned long max,
-	    unsigned long *v, char **cause);
+	 unsigned long *v, char **cause);
 
 /*
  * probe_cgroup.c: cgroup v2 for probes, whose cgroups are named
  * "hilab-probe-<pid>".  remove and reap go on after an error and leave the
  * first one in *cause, which must be NULL on entry.
  */
-#define PROBE_CGROUP_PREFIX	"hilab-probe-"
-char	*probe_cgroup_root(const char *want, char **cause);
-char	*probe_cgroup_read(const char *dir, const char *file);
-int	 probe_cgroup_check(const char *dir, const char *ctrls,
-	    char **cause);
-int	 probe_cgroup_enable(const char *dir, const char *ctrls,
-	    char **cause);
-int	 probe_cgroup_make(const char *dir, char **cause);
-int	 probe_cgroup_remove(const char *dir, char **cause);
-pid_t	 probe_cgroup_pid(const char *name);
-int	 probe_cgroup_reap(const char *root, char **cause);
-int	 probe_cgroup_lock(const char *root, char **cause);
+#define PROBE_CGROUP_PREFIX "hilab-probe-"
+char *probe_cgroup_root(const char *want, char **cause);
+char *probe_cgroup_read(const char *dir, const char *file);
+int   probe_cgroup_check(const char *dir, const char *ctrls, char **cause);
+int   probe_cgroup_enable(const char *dir, const char *ctrls, char **cause);
+int   probe_cgroup_make(const char *dir, char **cause);
+int   probe_cgroup_remove(const char *dir, char **cause);
+pid_t probe_cgroup_pid(const char *name);
+int   probe_cgroup_reap(const char *root, char **cause);
+int   probe_cgroup_lock(const char *root, char **cause);
 
 /* probe_cpuset.c */
-int	 probe_cpuset_main(int argc, char **argv);
+int probe_cpuset_main(int argc, char **argv);
 
 /* serve.c */
-int	 serve_main(const char *dir);
+int serve_main(const char *dir);
 
 #endif

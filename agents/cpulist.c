@@ -7,7 +7,7 @@
 #include "common/xmalloc.h"
 
 /* Highest CPU number accepted; the kernel's NR_CPUS tops out below it. */
-#define CPULIST_MAX	65536
+#define CPULIST_MAX 65536
 
 /* Adds the range lo..hi to the list. */
 void
@@ -26,7 +26,7 @@ cpulist_add(struct cpulist *l, size_t lo, size_t hi)
 static const char *
 cpulist_number(const char *s, unsigned long *v)
 {
-	char	*end;
+	char *end;
 
 	if (*s < '0' || *s > '9')
 		return NULL;
@@ -40,7 +40,7 @@ cpulist_number(const char *s, unsigned long *v)
 int
 cpulist_parse(const char *s, struct cpulist *l)
 {
-	unsigned long	lo, hi;
+	unsigned long lo, hi;
 
 	memset(l, 0, sizeof *l);
 	while (*s != '\0' && *s != '\n') {
@@ -67,7 +67,7 @@ fail:
 size_t
 cpulist_count(const struct cpulist *l)
 {
-	size_t	i, n = 0;
+	size_t i, n = 0;
 
 	for (i = 0; i < l->n; i++)
 		n += l->set[i];
@@ -85,8 +85,8 @@ cpulist_has(const struct cpulist *l, size_t cpu)
 char *
 cpulist_format(const struct cpulist *l)
 {
-	char	*s = xstrdup(""), *t;
-	size_t	 i = 0, lo;
+	char  *s = xstrdup(""), *t;
+	size_t i = 0, lo;
 
 	while (i < l->n) {
 		if (!l->set[i]) {
@@ -95,8 +95,8 @@ cpulist_format(const struct cpulist *l)
 		}
 		for (lo = i; i + 1 < l->n && l->set[i + 1]; i++)
 			;
-		t = lo == i ? xasprintf("%s%s%zu", s, *s ? "," : "", lo) :
-		    xasprintf("%s%s%zu-%zu", s, *s ? "," : "", lo, i);
+		t = lo == i ? xasprintf("%s%s%zu", s, *s ? "," : "", lo)
+			    : xasprintf("%s%s%zu-%zu", s, *s ? "," : "", lo, i);
 		free(s);
 		s = t;
 		i++;

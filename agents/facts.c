@@ -52,18 +52,18 @@
 #include "agents/agent.h"
 #include "common/xmalloc.h"
 
-#define SYS_CPU	"/sys/devices/system/cpu"
+#define SYS_CPU	       "/sys/devices/system/cpu"
 /* Large enough for any sysfs or proc file the agent reads. */
-#define FACTS_FILE_MAX	(1024 * 1024)
+#define FACTS_FILE_MAX (1024 * 1024)
 
 /* Reads a whole small file, trailing whitespace cut; NULL if unreadable. */
 char *
 facts_read(const char *path)
 {
-	char	*buf = NULL;
-	size_t	 len = 0;
-	ssize_t	 n = 0;
-	int	 fd;
+	char   *buf = NULL;
+	size_t	len = 0;
+	ssize_t n = 0;
+	int	fd;
 
 	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
 		return NULL;
@@ -86,8 +86,8 @@ facts_read(const char *path)
 static char *
 facts_file2(const char *paths)
 {
-	const char	*second = paths + strlen(paths) + 1;
-	char		*v;
+	const char *second = paths + strlen(paths) + 1;
+	char	   *v;
 
 	if ((v = facts_read(paths)) == NULL)
 		v = facts_read(second);
@@ -98,7 +98,7 @@ facts_file2(const char *paths)
 static char *
 facts_uname(const char *field)
 {
-	struct utsname	u;
+	struct utsname u;
 
 	if (uname(&u) == -1)
 		return NULL;
@@ -113,13 +113,13 @@ facts_uname(const char *field)
 static char *
 facts_proc_field(const char *path, const char *name)
 {
-	char	*text = facts_read(path), *line, *save = NULL, *v = NULL;
-	size_t	 len = strlen(name);
+	char  *text = facts_read(path), *line, *save = NULL, *v = NULL;
+	size_t len = strlen(name);
 
 	if (text == NULL)
 		return NULL;
 	for (line = strtok_r(text, "\n", &save); line != NULL;
-	    line = strtok_r(NULL, "\n", &save)) {
+	     line = strtok_r(NULL, "\n", &save)) {
 		if (strncmp(line, name, len) != 0 ||
 		    strchr(" \t:", line[len]) == NULL)
 			continue;
@@ -142,35 +142,43 @@ facts_cpuinfo(const char *name)
 
 /* Arm CPU parts by implementer and part number. */
 static const struct {
-	unsigned	 impl, part;
-	const char	*name;
+	unsigned    impl, part;
+	const char *name;
 } facts_arm_parts[] = {
-	{ 0x41, 0xd03, "Cortex-A53" },	{ 0x41, 0xd04, "Cortex-A35" },
-	{ 0x41, 0xd05, "Cortex-A55" },	{ 0x41, 0xd07, "Cortex-A57" },
-	{ 0x41, 0xd08, "Cortex-A72" },	{ 0x41, 0xd09, "Cortex-A73" },
-	{ 0x41, 0xd0a, "Cortex-A75" },	{ 0x41, 0xd0b, "Cortex-A76" },
-	{ 0x41, 0xd0c, "Neoverse-N1" },	{ 0x41, 0xd0d, "Cortex-A77" },
-	{ 0x41, 0xd40, "Neoverse-V1" },	{ 0x41, 0xd41, "Cortex-A78" },
-	{ 0x41, 0xd49, "Neoverse-N2" },	{ 0x41, 0xd4f, "Neoverse-V2" },
-	{ 0x41, 0xd8e, "Neoverse-N3" },	{ 0x48, 0xd01, "Kunpeng-920" },
-	{ 0xc0, 0xac3, "Ampere-1" },	{ 0xc0, 0xac4, "Ampere-1a" },
+	{ 0x41, 0xd03, "Cortex-A53" },
+	{ 0x41, 0xd04, "Cortex-A35" },
+	{ 0x41, 0xd05, "Cortex-A55" },
+	{ 0x41, 0xd07, "Cortex-A57" },
+	{ 0x41, 0xd08, "Cortex-A72" },
+	{ 0x41, 0xd09, "Cortex-A73" },
+	{ 0x41, 0xd0a, "Cortex-A75" },
+	{ 0x41, 0xd0b, "Cortex-A76" },
+	{ 0x41, 0xd0c, "Neoverse-N1" },
+	{ 0x41, 0xd0d, "Cortex-A77" },
+	{ 0x41, 0xd40, "Neoverse-V1" },
+	{ 0x41, 0xd41, "Cortex-A78" },
+	{ 0x41, 0xd49, "Neoverse-N2" },
+	{ 0x41, 0xd4f, "Neoverse-V2" },
+	{ 0x41, 0xd8e, "Neoverse-N3" },
+	{ 0x48, 0xd01, "Kunpeng-920" },
+	{ 0xc0, 0xac3, "Ampere-1" },
+	{ 0xc0, 0xac4, "Ampere-1a" },
 };
 
 /* An arm64 CPU's name from its implementer and part, or the raw ids. */
 static char *
 facts_arm_model(void)
 {
-	char		*impl = facts_cpuinfo("CPU implementer");
-	char		*part = facts_cpuinfo("CPU part");
-	char		*v = NULL;
-	unsigned	 i, ni, np;
+	char	*impl = facts_cpuinfo("CPU implementer");
+	char	*part = facts_cpuinfo("CPU part");
+	char	*v = NULL;
+	unsigned i, ni, np;
 
 	if (impl == NULL || part == NULL)
 		goto out;
 	ni = strtoul(impl, NULL, 0);
 	np = strtoul(part, NULL, 0);
-	for (i = 0; i < sizeof facts_arm_parts / sizeof *facts_arm_parts;
-	    i++) {
+	for (i = 0; i < sizeof facts_arm_parts / sizeof *facts_arm_parts; i++) {
 		if (facts_arm_parts[i].impl == ni &&
 		    facts_arm_parts[i].part == np)
 			v = xstrdup(facts_arm_parts[i].name);
@@ -187,7 +195,7 @@ out:
 static char *
 facts_cpu_model(const char *arg)
 {
-	char	*v;
+	char *v;
 
 	(void)arg;
 	if ((v = facts_cpuinfo("model name")) != NULL)
@@ -199,8 +207,8 @@ facts_cpu_model(const char *arg)
 static char *
 facts_mem_total(const char *arg)
 {
-	char	*v = facts_proc_field("/proc/meminfo", "MemTotal");
-	char	*kb;
+	char *v = facts_proc_field("/proc/meminfo", "MemTotal");
+	char *kb;
 
 	(void)arg;
 	if (v != NULL && (kb = strstr(v, " kB")) != NULL)
@@ -212,7 +220,7 @@ facts_mem_total(const char *arg)
 static char *
 facts_selected(const char *path)
 {
-	char	*text = facts_read(path), *lo, *hi, *v = NULL;
+	char *text = facts_read(path), *lo, *hi, *v = NULL;
 
 	if (text != NULL && (lo = strchr(text, '[')) != NULL &&
 	    (hi = strchr(lo, ']')) != NULL)
@@ -225,8 +233,8 @@ facts_selected(const char *path)
 static void
 facts_mitigation(char **acc, const char *name)
 {
-	char	*path = xasprintf(SYS_CPU "/vulnerabilities/%s", name);
-	char	*v = facts_read(path), *t;
+	char *path = xasprintf(SYS_CPU "/vulnerabilities/%s", name);
+	char *v = facts_read(path), *t;
 
 	if (v != NULL) {
 		t = xasprintf("%s%s%s=%s", *acc, **acc ? ";" : "", name, v);
@@ -241,13 +249,13 @@ facts_mitigation(char **acc, const char *name)
 static char *
 facts_mitigations(const char *arg)
 {
-	struct dirent	**de;
-	char		 *acc;
-	int		  n, i;
+	struct dirent **de;
+	char	       *acc;
+	int		n, i;
 
 	(void)arg;
-	if ((n = scandir(SYS_CPU "/vulnerabilities", &de, NULL,
-	    alphasort)) == -1)
+	if ((n = scandir(SYS_CPU "/vulnerabilities", &de, NULL, alphasort)) ==
+	    -1)
 		return NULL;
 	acc = xstrdup("");
 	for (i = 0; i < n; i++) {
@@ -261,9 +269,9 @@ facts_mitigations(const char *arg)
 
 /* Every fact, in the order reported, and how to get it. */
 static const struct {
-	const char	*key;
-	char		*(*get)(const char *);
-	const char	*arg;
+	const char *key;
+	char *(*get)(const char *);
+	const char *arg;
 } facts_table[] = {
 	{ "kernel.release", facts_uname, "release" },
 	{ "kernel.version", facts_uname, "version" },
@@ -295,12 +303,14 @@ static const struct {
 	{ "thp.enabled", facts_selected,
 	    "/sys/kernel/mm/transparent_hugepage/enabled" },
 	{ "cpuidle.driver", facts_read, SYS_CPU "/cpuidle/current_driver" },
-	{ "cpuidle.governor", facts_file2, SYS_CPU
-	    "/cpuidle/current_governor\0" SYS_CPU
-	    "/cpuidle/current_governor_ro" },
-	{ "sched.features", facts_file2, "/sys/kernel/debug/sched/features"
+	{ "cpuidle.governor", facts_file2,
+	    SYS_CPU "/cpuidle/current_governor\0" SYS_CPU
+		    "/cpuidle/current_governor_ro" },
+	{ "sched.features", facts_file2,
+	    "/sys/kernel/debug/sched/features"
 	    "\0/sys/kernel/debug/sched_features" },
-	{ "clocksource", facts_read, "/sys/devices/system/clocksource/"
+	{ "clocksource", facts_read,
+	    "/sys/devices/system/clocksource/"
 	    "clocksource0/current_clocksource" },
 };
 
@@ -308,8 +318,8 @@ static const struct {
 struct fact *
 facts_collect(size_t *n)
 {
-	struct fact	*v;
-	size_t		 i;
+	struct fact *v;
+	size_t	     i;
 
 	*n = sizeof facts_table / sizeof *facts_table;
 	v = xcalloc(*n, sizeof *v);
@@ -324,7 +334,7 @@ facts_collect(size_t *n)
 void
 facts_free(struct fact *v, size_t n)
 {
-	size_t	i;
+	size_t i;
 
 	for (i = 0; v != NULL && i < n; i++)
 		free(v[i].value);
@@ -335,7 +345,7 @@ facts_free(struct fact *v, size_t n)
 void
 facts_add(struct proto_buf *b, const struct fact *v, size_t n)
 {
-	size_t	i;
+	size_t i;
 
 	for (i = 0; i < n; i++) {
 		proto_add_str(b, PROTO_T_KEY, v[i].key);
@@ -350,7 +360,7 @@ facts_add(struct proto_buf *b, const struct fact *v, size_t n)
 void
 facts_print(FILE *f, const struct fact *v, size_t n)
 {
-	size_t	i;
+	size_t i;
 
 	for (i = 0; i < n; i++) {
 		if (v[i].value != NULL)

@@ -18,12 +18,14 @@
 
 /* The probes, ended by an entry with a NULL name. */
 const struct probe probe_table[] = {
-	{ "cpuset-hotplug", "cpuset partition-root switches and CPU "
-	    "offline/online times with N cpu cgroups", probe_cpuset_main },
+	{ "cpuset-hotplug",
+	    "cpuset partition-root switches and CPU "
+	    "offline/online times with N cpu cgroups",
+	    probe_cpuset_main },
 	{ NULL, NULL, NULL }
 };
 
-volatile sig_atomic_t	probe_stop;
+volatile sig_atomic_t probe_stop;
 
 /* Remembers the first stop signal; the probe's loops look at it. */
 static void
@@ -37,10 +39,10 @@ probe_stop_cb(int sig)
 void
 probe_signals(void)
 {
-	struct sigaction	sa;
+	struct sigaction sa;
 
 	memset(&sa, 0, sizeof sa);
-	sa.sa_handler = probe_stop_cb;	/* no SA_RESTART: wakes flock() */
+	sa.sa_handler = probe_stop_cb; /* no SA_RESTART: wakes flock() */
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGINT, &sa, NULL);
@@ -52,7 +54,7 @@ probe_signals(void)
 uint64_t
 probe_now_ns(void)
 {
-	struct timespec	ts;
+	struct timespec ts;
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000u + ts.tv_nsec;
@@ -70,7 +72,7 @@ int
 probe_write(const char *path, const char *value, char **cause)
 {
 	size_t	len = strlen(value);
-	ssize_t	n;
+	ssize_t n;
 	int	fd, rc = -1;
 
 	if ((fd = open(path, O_WRONLY | O_CLOEXEC)) == -1) {
@@ -91,16 +93,17 @@ out:
 
 /* Reads a number option's value: digits only, at most max. */
 int
-probe_uint(const char *opt, const char *s, unsigned long max,
-    unsigned long *v, char **cause)
+probe_uint(const char *opt, const char *s, unsigned long max, unsigned long *v,
+    char **cause)
 {
-	char	*end;
+	char *end;
 
 	errno = 0;
 	*v = strtoul(s, &end, 10);
 	if (*s < '0' || *s > '9' || *end != '\0' || errno != 0 || *v > max) {
 		*cause = xasprintf("option \"--%s\": \"%s\": not a number "
-		    "from 0 to %lu", opt, s, max);
+				   "from 0 to %lu",
+		    opt, s, max);
 		return -1;
 	}
 	return 0;
@@ -110,7 +113,7 @@ probe_uint(const char *opt, const char *s, unsigned long max,
 static int
 probe_list(void)
 {
-	const struct probe	*p;
+	const struct probe *p;
 
 	for (p = probe_table; p->name != NULL; p++)
 		printf("%-16s %s\n", p->name, p->summary);
@@ -121,10 +124,11 @@ probe_list(void)
 int
 probe_main(int argc, char **argv)
 {
-	const struct probe	*p;
+	const struct probe *p;
 
 	if (argc < 2) {
-		fprintf(stderr, "usage: hilab-agent probe list\n"
+		fprintf(stderr,
+		    "usage: hilab-agent probe list\n"
 		    "       hilab-agent probe NAME [ARGS...]\n");
 		return 1;
 	}
@@ -134,7 +138,9 @@ probe_main(int argc, char **argv)
 		if (strcmp(p->name, argv[1]) == 0)
 			return p->fn(argc - 1, argv + 1);
 	}
-	fprintf(stderr, "hilab-agent: probe \"%s\": unknown probe (see "
-	    "\"hilab-agent probe list\")\n", argv[1]);
+	fprintf(stderr,
+	    "hilab-agent: probe \"%s\": unknown probe (see "
+	    "\"hilab-agent probe list\")\n",
+	    argv[1]);
 	return 1;
 }

@@ -20,15 +20,15 @@
 #include "agents/agent.h"
 #include "common/xmalloc.h"
 
-#define PROBE_CGROUP2_MAGIC	0x63677270	/* CGROUP2_SUPER_MAGIC */
+#define PROBE_CGROUP2_MAGIC 0x63677270 /* CGROUP2_SUPER_MAGIC */
 
 /* The mount point of the first mount of type fstype, or NULL. */
 static char *
 probe_cgroup_mount(const char *fstype, const char *option)
 {
-	struct mntent	 ent;
-	char		 buf[4096], *dir = NULL;
-	FILE		*f;
+	struct mntent ent;
+	char	      buf[4096], *dir = NULL;
+	FILE	     *f;
 
 	if ((f = setmntent("/proc/self/mounts", "r")) == NULL)
 		return NULL;
@@ -48,12 +48,13 @@ probe_cgroup_mount(const char *fstype, const char *option)
 char *
 probe_cgroup_root(const char *want, char **cause)
 {
-	struct statfs	 sf;
-	char		*dir;
+	struct statfs sf;
+	char	     *dir;
 
 	if (want == NULL) {
 		if ((dir = probe_cgroup_mount("cgroup2", NULL)) == NULL)
-			*cause = xstrdup("no cgroup2 mount in "
+			*cause = xstrdup(
+			    "no cgroup2 mount in "
 			    "/proc/self/mounts: the probe needs the unified "
 			    "hierarchy (mount -t cgroup2 none /sys/fs/cgroup)");
 		return dir;
@@ -73,7 +74,7 @@ probe_cgroup_root(const char *want, char **cause)
 char *
 probe_cgroup_read(const char *dir, const char *file)
 {
-	char	*path = xasprintf("%s/%s", dir, file), *s;
+	char *path = xasprintf("%s/%s", dir, file), *s;
 
 	s = facts_read(path);
 	free(path);
@@ -84,7 +85,7 @@ probe_cgroup_read(const char *dir, const char *file)
 static int
 probe_cgroup_has_word(const char *list, const char *word)
 {
-	size_t	len = strlen(word);
+	size_t len = strlen(word);
 
 	while (list != NULL && *(list += strspn(list, " \t\n")) != '\0') {
 		if (strncmp(list, word, len) == 0 &&
@@ -99,15 +100,16 @@ probe_cgroup_has_word(const char *list, const char *word)
 static char *
 probe_cgroup_why(const char *ctrl)
 {
-	char	 line[256], name[64], *v1, *why = NULL;
-	int	 hier, num, enabled;
-	FILE	*f;
+	char  line[256], name[64], *v1, *why = NULL;
+	int   hier, num, enabled;
+	FILE *f;
 
 	if ((f = fopen("/proc/cgroups", "re")) == NULL)
 		return xstrdup("no /proc/cgroups");
 	while (why == NULL && fgets(line, sizeof line, f) != NULL) {
 		if (sscanf(line, "%63s %d %d %d", name, &hier, &num,
-		    &enabled) != 4 || strcmp(name, ctrl) != 0)
+			&enabled) != 4 ||
+		    strcmp(name, ctrl) != 0)
 			continue;
 		if (!enabled)
 			why = xstrdup("disabled on the kernel command line");
@@ -118,7 +120,7 @@ probe_cgroup_why(const char *ctrl)
 			free(v1);
 		} else
 			why = xstrdup("not enabled in the parent's "
-			    "cgroup.subtree_control");
+				      "cgroup.subtree_control");
 	}
 	fclose(f);
 	return why != NULL ? why : xstrdup("not built into the kernel");
@@ -131,13 +133,13 @@ probe_cgroup_why(const char *ctrl)
 int
 probe_cgroup_check(const char *dir, const char *ctrls, char **cause)
 {
-	char	*have, *list, *word, *save = NULL, *why, *msg = NULL, *t;
-	int	 rc;
+	char *have, *list, *word, *save = NULL, *why, *msg = NULL, *t;
+	int   rc;
 
 	have = probe_cgroup_read(dir, "cgroup.controllers");
 	list = xstrdup(ctrls);
 	for (word = strtok_r(list, " ", &save); word != NULL;
-	    word = strtok_r(NULL, " ", &save)) {
+	     word = strtok_r(NULL, " ", &save)) {
 		if (probe_cgroup_has_word(have, word))
 			continue;
 		why = probe_cgroup_why(word);
@@ -160,14 +162,14 @@ probe_cgroup_check(const char *dir, const char *ctrls, char **cause)
 int
 probe_cgroup_enable(const char *dir, const char *ctrls, char **cause)
 {
-	char	*have, *list, *word, *save = NULL, *path, *plus;
-	int	 rc = 0;
+	char *have, *list, *word, *save = NULL, *path, *plus;
+	int   rc = 0;
 
 	have = probe_cgroup_read(dir, "cgroup.subtree_control");
 	path = xasprintf("%s/cgroup.subtree_control", dir);
 	list = xstrdup(ctrls);
 	for (word = strtok_r(list, " ", &save); rc == 0 && word != NULL;
-	    word = strtok_r(NULL, " ", &save)) {
+	     word = strtok_r(NULL, " ", &save)) {
 		if (probe_cgroup_has_word(have, word))
 			continue;
 		plus = xasprintf("+%s", word);
@@ -195,8 +197,8 @@ probe_cgroup_make(const char *dir, char **cause)
 static int
 probe_cgroup_member(const char *dir, char **cause)
 {
-	char	*prs, *path;
-	int	 rc = 0;
+	char *prs, *path;
+	int   rc = 0;
 
 	prs = probe_cgroup_read(dir, "cpuset.cpus.partition");
 	if (prs != NULL && strcmp(prs, "member") != 0) {
@@ -226,9 +228,9 @@ probe_cgroup_keep(char **cause, char *why)
 int
 probe_cgroup_remove(const char *dir, char **cause)
 {
-	struct dirent	*d;
-	char		*sub, *why = NULL;
-	DIR		*dp;
+	struct dirent *d;
+	char	      *sub, *why = NULL;
+	DIR	      *dp;
 
 	if ((dp = opendir(dir)) == NULL) {
 		if (errno == ENOENT)
@@ -250,8 +252,8 @@ probe_cgroup_remove(const char *dir, char **cause)
 	if (probe_cgroup_member(dir, &why) == -1)
 		probe_cgroup_keep(cause, why);
 	if (rmdir(dir) == -1 && errno != ENOENT)
-		probe_cgroup_keep(cause, xasprintf("rmdir \"%s\": %s", dir,
-		    strerror(errno)));
+		probe_cgroup_keep(cause,
+		    xasprintf("rmdir \"%s\": %s", dir, strerror(errno)));
 	return *cause != NULL ? -1 : 0;
 }
 
@@ -259,12 +261,13 @@ probe_cgroup_remove(const char *dir, char **cause)
 pid_t
 probe_cgroup_pid(const char *name)
 {
-	const char	*p = name + strlen(PROBE_CGROUP_PREFIX);
-	char		*end;
-	long		 pid;
+	const char *p = name + strlen(PROBE_CGROUP_PREFIX);
+	char	   *end;
+	long	    pid;
 
-	if (strncmp(name, PROBE_CGROUP_PREFIX,
-	    strlen(PROBE_CGROUP_PREFIX)) != 0 || *p < '1' || *p > '9')
+	if (strncmp(name, PROBE_CGROUP_PREFIX, strlen(PROBE_CGROUP_PREFIX)) !=
+		0 ||
+	    *p < '1' || *p > '9')
 		return -1;
 	pid = strtol(p, &end, 10);
 	return *end == '\0' && pid > 0 && pid == (pid_t)pid ? (pid_t)pid : -1;
@@ -277,10 +280,10 @@ probe_cgroup_pid(const char *name)
 int
 probe_cgroup_reap(const char *root, char **cause)
 {
-	struct dirent	*d;
-	char		*dir;
-	pid_t		 pid;
-	DIR		*dp;
+	struct dirent *d;
+	char	      *dir;
+	pid_t	       pid;
+	DIR	      *dp;
 
 	if ((dp = opendir(root)) == NULL) {
 		*cause = xasprintf("\"%s\": %s", root, strerror(errno));
@@ -307,7 +310,7 @@ probe_cgroup_reap(const char *root, char **cause)
 int
 probe_cgroup_lock(const char *root, char **cause)
 {
-	int	fd;
+	int fd;
 
 	if ((fd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) == -1) {
 		*cause = xasprintf("\"%s\": %s", root, strerror(errno));
@@ -319,8 +322,9 @@ probe_cgroup_lock(const char *root, char **cause)
 	fflush(stdout);
 	while (flock(fd, LOCK_EX) == -1) {
 		if (errno != EINTR || probe_stop) {
-			*cause = xasprintf("lock \"%s\": %s", root, probe_stop ?
-			    "stopped by a signal" : strerror(errno));
+			*cause = xasprintf("lock \"%s\": %s", root,
+			    probe_stop ? "stopped by a signal"
+				       : strerror(errno));
 			close(fd);
 			return -1;
 		}

@@ -36,31 +36,32 @@
 #include "common/log.h"
 #include "common/xmalloc.h"
 
-#define CPUSET_SYS_CPU		"/sys/devices/system/cpu"
-#define CPUSET_MAX_GROUPS	1000000ul
-#define CPUSET_MAX_OPS		1000000ul
-#define CPUSET_CONTROLLERS	"cpu cpuset"
+#define CPUSET_SYS_CPU	   "/sys/devices/system/cpu"
+#define CPUSET_MAX_GROUPS  1000000ul
+#define CPUSET_MAX_OPS	   1000000ul
+#define CPUSET_CONTROLLERS "cpu cpuset"
 
 struct cpuset_probe {
-	unsigned long	 ngroups;
-	unsigned long	 nswitches;
-	unsigned long	 nhotplug;
-	unsigned long	 cpu;
-	size_t		 ncpus;		/* online CPUs */
-	const char	*want_root;	/* --root, or NULL */
-	char		*root;		/* the cgroup2 directory */
-	char		*dir;		/* root/hilab-probe-<pid> */
-	char		*online;	/* cpuC/online if hotplugging */
-	pid_t		 pid;
-	int		 lockfd;
-	int		 guard;		/* the guardian's pipe, or -1 */
+	unsigned long ngroups;
+	unsigned long nswitches;
+	unsigned long nhotplug;
+	unsigned long cpu;
+	size_t	      ncpus;	 /* online CPUs */
+	const char   *want_root; /* --root, or NULL */
+	char	     *root;	 /* the cgroup2 directory */
+	char	     *dir;	 /* root/hilab-probe-<pid> */
+	char	     *online;	 /* cpuC/online if hotplugging */
+	pid_t	      pid;
+	int	      lockfd;
+	int	      guard; /* the guardian's pipe, or -1 */
 };
 
 /* Prints how to call the probe. */
 static void
 probe_cpuset_usage(void)
 {
-	fprintf(stderr, "usage: hilab-agent probe cpuset-hotplug "
+	fprintf(stderr,
+	    "usage: hilab-agent probe cpuset-hotplug "
 	    "[--cgroups N] [--switches M] [--hotplug K]\n"
 	    "           [--cpu C|last] [--root CGROUP2_DIR]\n");
 }
@@ -69,7 +70,7 @@ probe_cpuset_usage(void)
 static int
 probe_cpuset_stopped(char **cause)
 {
-	int	sig = probe_stop;
+	int sig = probe_stop;
 
 	if (sig == 0)
 		return 0;
@@ -82,8 +83,8 @@ static int
 probe_cpuset_online(struct cpuset_probe *p, struct cpulist *online,
     unsigned long *last, char **cause)
 {
-	char	*s;
-	size_t	 i;
+	char  *s;
+	size_t i;
 
 	s = facts_read(CPUSET_SYS_CPU "/online");
 	if (s == NULL || cpulist_parse(s, online) == -1) {
@@ -104,10 +105,10 @@ probe_cpuset_online(struct cpuset_probe *p, struct cpulist *online,
 static int
 probe_cpuset_cpu(struct cpuset_probe *p, const char *arg, char **cause)
 {
-	struct cpulist	 online;
-	unsigned long	 last;
-	char		*path = NULL;
-	int		 rc = -1;
+	struct cpulist online;
+	unsigned long  last;
+	char	      *path = NULL;
+	int	       rc = -1;
 
 	if (probe_cpuset_online(p, &online, &last, cause) == -1)
 		return -1;
@@ -120,10 +121,10 @@ probe_cpuset_cpu(struct cpuset_probe *p, const char *arg, char **cause)
 		p->online = xasprintf("%s/online", path);
 	if (p->cpu == 0)
 		*cause = xstrdup("cpu 0 is refused: the probe never takes "
-		    "the boot CPU away");
+				 "the boot CPU away");
 	else if (access(path, F_OK) == -1)
-		*cause = xasprintf("cpu %lu: no such CPU (no \"%s\")",
-		    p->cpu, path);
+		*cause =
+		    xasprintf("cpu %lu: no such CPU (no \"%s\")", p->cpu, path);
 	else if (!cpulist_has(&online, p->cpu))
 		*cause = xasprintf("cpu %lu is offline", p->cpu);
 	else if (p->online != NULL && access(p->online, W_OK) == -1)
@@ -139,8 +140,7 @@ out:
 
 /* Reads one option's number. */
 static int
-probe_cpuset_opt(int c, const char *arg, struct cpuset_probe *p,
-    char **cause)
+probe_cpuset_opt(int c, const char *arg, struct cpuset_probe *p, char **cause)
 {
 	switch (c) {
 	case 'n':
@@ -150,8 +150,8 @@ probe_cpuset_opt(int c, const char *arg, struct cpuset_probe *p,
 		return probe_uint("switches", arg, CPUSET_MAX_OPS,
 		    &p->nswitches, cause);
 	case 'k':
-		return probe_uint("hotplug", arg, CPUSET_MAX_OPS,
-		    &p->nhotplug, cause);
+		return probe_uint("hotplug", arg, CPUSET_MAX_OPS, &p->nhotplug,
+		    cause);
 	}
 	probe_cpuset_usage();
 	*cause = xstrdup("bad arguments");
@@ -160,21 +160,19 @@ probe_cpuset_opt(int c, const char *arg, struct cpuset_probe *p,
 
 /* Parses the arguments and checks the CPU. */
 static int
-probe_cpuset_args(struct cpuset_probe *p, int argc, char **argv,
-    char **cause)
+probe_cpuset_args(struct cpuset_probe *p, int argc, char **argv, char **cause)
 {
 	static const struct option opts[] = {
 		{ "cgroups", required_argument, NULL, 'n' },
 		{ "switches", required_argument, NULL, 's' },
 		{ "hotplug", required_argument, NULL, 'k' },
 		{ "cpu", required_argument, NULL, 'c' },
-		{ "root", required_argument, NULL, 'r' },
-		{ NULL, 0, NULL, 0 }
+		{ "root", required_argument, NULL, 'r' }, { NULL, 0, NULL, 0 }
 	};
-	const char	*cpu = "last";
-	int		 c;
+	const char *cpu = "last";
+	int	    c;
 
-	optind = 0;	/* the agent's main() used getopt before */
+	optind = 0; /* the agent's main() used getopt before */
 	while ((c = getopt_long(argc, argv, "+", opts, NULL)) != -1) {
 		if (c == 'c')
 			cpu = optarg;
@@ -195,8 +193,8 @@ probe_cpuset_args(struct cpuset_probe *p, int argc, char **argv,
 static int
 probe_cpuset_cleanup(struct cpuset_probe *p, char **cause)
 {
-	char	*state, *why = NULL;
-	int	 rc = 0;
+	char *state, *why = NULL;
+	int   rc = 0;
 
 	if (p->online != NULL && (state = facts_read(p->online)) != NULL) {
 		if (strcmp(state, "0") == 0 &&
@@ -218,9 +216,9 @@ probe_cpuset_cleanup(struct cpuset_probe *p, char **cause)
 static void __attribute__((noreturn))
 probe_cpuset_guardian(struct cpuset_probe *p, int fd)
 {
-	char	 c = 0, *why = NULL;
-	ssize_t	 n;
-	int	 null;
+	char	c = 0, *why = NULL;
+	ssize_t n;
+	int	null;
 
 	setsid();
 	if ((null = open("/dev/null", O_RDWR)) != -1) {
@@ -233,12 +231,16 @@ probe_cpuset_guardian(struct cpuset_probe *p, int fd)
 	if (n == 1 && c == 'D')
 		_exit(0);
 	if (probe_cpuset_cleanup(p, &why) == -1) {
-		fprintf(stderr, "hilab-agent: probe cpuset-hotplug: pid %ld "
-		    "died; cleanup: %s\n", (long)p->pid, why);
+		fprintf(stderr,
+		    "hilab-agent: probe cpuset-hotplug: pid %ld "
+		    "died; cleanup: %s\n",
+		    (long)p->pid, why);
 		_exit(1);
 	}
-	fprintf(stderr, "hilab-agent: probe cpuset-hotplug: pid %ld died; "
-	    "cleaned up\n", (long)p->pid);
+	fprintf(stderr,
+	    "hilab-agent: probe cpuset-hotplug: pid %ld died; "
+	    "cleaned up\n",
+	    (long)p->pid);
 	_exit(0);
 }
 
@@ -246,8 +248,8 @@ probe_cpuset_guardian(struct cpuset_probe *p, int fd)
 static int
 probe_cpuset_guard(struct cpuset_probe *p, char **cause)
 {
-	pid_t	pid;
-	int	fds[2];
+	pid_t pid;
+	int   fds[2];
 
 	if (pipe2(fds, O_CLOEXEC) == -1) {
 		*cause = xasprintf("pipe: %s", strerror(errno));
@@ -272,7 +274,7 @@ probe_cpuset_guard(struct cpuset_probe *p, char **cause)
 static void
 probe_cpuset_header(const struct cpuset_probe *p)
 {
-	struct utsname	u;
+	struct utsname u;
 
 	if (uname(&u) == -1)
 		strcpy(u.release, "unknown");
@@ -285,10 +287,10 @@ probe_cpuset_header(const struct cpuset_probe *p)
 static int
 probe_cpuset_groups(const struct cpuset_probe *p, char **cause)
 {
-	uint64_t	 t0 = probe_now_ns();
-	unsigned long	 i;
-	char		*dir;
-	int		 rc = 0;
+	uint64_t      t0 = probe_now_ns();
+	unsigned long i;
+	char	     *dir;
+	int	      rc = 0;
 
 	for (i = 0; rc == 0 && i < p->ngroups; i++) {
 		if (probe_cpuset_stopped(cause))
@@ -307,8 +309,8 @@ probe_cpuset_groups(const struct cpuset_probe *p, char **cause)
 static int
 probe_cpuset_setup(struct cpuset_probe *p, char **cause)
 {
-	char	*prs, *path, cpu[32];
-	int	 rc;
+	char *prs, *path, cpu[32];
+	int   rc;
 
 	if (probe_cgroup_enable(p->root, CPUSET_CONTROLLERS, cause) == -1 ||
 	    probe_cgroup_make(p->dir, cause) == -1 ||
@@ -317,7 +319,8 @@ probe_cpuset_setup(struct cpuset_probe *p, char **cause)
 	if ((prs = probe_cgroup_read(p->dir, "cpuset.cpus.partition")) ==
 	    NULL) {
 		*cause = xasprintf("\"%s\": no cpuset.cpus.partition: the "
-		    "kernel has no cpuset partitions", p->dir);
+				   "kernel has no cpuset partitions",
+		    p->dir);
 		return -1;
 	}
 	free(prs);
@@ -335,13 +338,13 @@ static int
 probe_cpuset_partition_is(const struct cpuset_probe *p, const char *want,
     char **cause)
 {
-	char	*prs = probe_cgroup_read(p->dir, "cpuset.cpus.partition");
-	int	 rc = 0;
+	char *prs = probe_cgroup_read(p->dir, "cpuset.cpus.partition");
+	int   rc = 0;
 
 	if (prs == NULL || strcmp(prs, want) != 0) {
 		*cause = xasprintf("\"%s/cpuset.cpus.partition\": \"%s\" "
-		    "after writing \"%s\"", p->dir, prs ? prs : "(unreadable)",
-		    want);
+				   "after writing \"%s\"",
+		    p->dir, prs ? prs : "(unreadable)", want);
 		rc = -1;
 	}
 	free(prs);
@@ -352,11 +355,11 @@ probe_cpuset_partition_is(const struct cpuset_probe *p, const char *want,
 static int
 probe_cpuset_switch(const struct cpuset_probe *p, char **cause)
 {
-	const char	*to;
-	uint64_t	 t0, ns;
-	unsigned long	 i;
-	char		*path;
-	int		 rc = -1;
+	const char   *to;
+	uint64_t      t0, ns;
+	unsigned long i;
+	char	     *path;
+	int	      rc = -1;
 
 	path = xasprintf("%s/cpuset.cpus.partition", p->dir);
 	for (i = 0; i < p->nswitches; i++) {
@@ -382,8 +385,8 @@ static int
 probe_cpuset_set_online(const struct cpuset_probe *p, const char *value,
     uint64_t *ns, char **cause)
 {
-	uint64_t	 t0 = probe_now_ns();
-	char		*why = NULL;
+	uint64_t t0 = probe_now_ns();
+	char	*why = NULL;
 
 	if (probe_write(p->online, value, &why) == -1) {
 		*cause = xasprintf("cpu %lu cannot go %s: %s", p->cpu,
@@ -399,8 +402,8 @@ probe_cpuset_set_online(const struct cpuset_probe *p, const char *value,
 static int
 probe_cpuset_hotplug(const struct cpuset_probe *p, char **cause)
 {
-	unsigned long	i;
-	uint64_t	ns;
+	unsigned long i;
+	uint64_t      ns;
 
 	for (i = 0; i < p->nhotplug; i++) {
 		if (probe_cpuset_stopped(cause) ||
@@ -418,8 +421,8 @@ probe_cpuset_hotplug(const struct cpuset_probe *p, char **cause)
 static int
 probe_cpuset_measure(struct cpuset_probe *p, char **cause)
 {
-	char	*why = NULL;
-	int	 rc = -1;
+	char *why = NULL;
+	int   rc = -1;
 
 	if (probe_cpuset_setup(p, cause) == 0 &&
 	    probe_cpuset_switch(p, cause) == 0 &&
@@ -429,10 +432,12 @@ probe_cpuset_measure(struct cpuset_probe *p, char **cause)
 		if (rc == 0)
 			*cause = xasprintf("cleanup: %s", why);
 		else
-			fprintf(stderr, "hilab-agent: probe cpuset-hotplug: "
-			    "cleanup: %s\n", why);
+			fprintf(stderr,
+			    "hilab-agent: probe cpuset-hotplug: "
+			    "cleanup: %s\n",
+			    why);
 		free(why);
-		return -1;	/* the guardian tries once more */
+		return -1; /* the guardian tries once more */
 	}
 	/* Done: the guardian exits without cleaning (if still there). */
 	if (write(p->guard, "D", 1) == -1)
@@ -444,9 +449,9 @@ probe_cpuset_measure(struct cpuset_probe *p, char **cause)
 int
 probe_cpuset_main(int argc, char **argv)
 {
-	struct cpuset_probe	 p;
-	char			*cause = NULL;
-	int			 rc = -1;
+	struct cpuset_probe p;
+	char		   *cause = NULL;
+	int		    rc = -1;
 
 	memset(&p, 0, sizeof p);
 	p.lockfd = p.guard = -1;
@@ -457,8 +462,7 @@ probe_cpuset_main(int argc, char **argv)
 	    (p.root = probe_cgroup_root(p.want_root, &cause)) == NULL ||
 	    probe_cgroup_check(p.root, CPUSET_CONTROLLERS, &cause) == -1)
 		goto out;
-	p.dir = xasprintf("%s/" PROBE_CGROUP_PREFIX "%ld", p.root,
-	    (long)p.pid);
+	p.dir = xasprintf("%s/" PROBE_CGROUP_PREFIX "%ld", p.root, (long)p.pid);
 	probe_cpuset_header(&p);
 	if ((p.lockfd = probe_cgroup_lock(p.root, &cause)) == -1 ||
 	    probe_cgroup_reap(p.root, &cause) == -1 ||

@@ -25,28 +25,28 @@
 #include "common/xmalloc.h"
 
 struct runner {
-	const char		*dir;
-	const struct run_spec	*spec;
-	char			*outpath;
-	int			 results;	/* spool results file */
-	int			 notify;	/* pipe to serve, or -1 */
+	const char	      *dir;
+	const struct run_spec *spec;
+	char		      *outpath;
+	int		       results; /* spool results file */
+	int		       notify;	/* pipe to serve, or -1 */
 };
 
 /* What one iteration measured. */
 struct runner_iter {
-	int64_t		 exit_status;
-	int		 timed_out;
-	uint64_t	 wall_ns;
-	struct rusage	 ru;
-	unsigned char	*output;
-	size_t		 outlen;
-	int		 truncated;
+	int64_t	       exit_status;
+	int	       timed_out;
+	uint64_t       wall_ns;
+	struct rusage  ru;
+	unsigned char *output;
+	size_t	       outlen;
+	int	       truncated;
 };
 
 /* The benchmark's process group while it runs, for the handlers. */
-static volatile pid_t		runner_pgid;
-static volatile sig_atomic_t	runner_fired;
-static volatile sig_atomic_t	runner_cancelled;
+static volatile pid_t	     runner_pgid;
+static volatile sig_atomic_t runner_fired;
+static volatile sig_atomic_t runner_cancelled;
 
 /* At the deadline: kills the benchmark's whole process group. */
 static void
@@ -72,7 +72,7 @@ runner_term_cb(int sig)
 static void
 runner_mask_term(int how)
 {
-	sigset_t	set;
+	sigset_t set;
 
 	sigemptyset(&set);
 	sigaddset(&set, SIGTERM);
@@ -83,7 +83,7 @@ runner_mask_term(int how)
 static uint64_t
 runner_now_ns(void)
 {
-	struct timespec	ts;
+	struct timespec ts;
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000u + ts.tv_nsec;
@@ -93,7 +93,7 @@ runner_now_ns(void)
 static void
 runner_timer(uint64_t ms)
 {
-	struct itimerval	it;
+	struct itimerval it;
 
 	memset(&it, 0, sizeof it);
 	it.it_value.tv_sec = ms / 1000;
@@ -105,8 +105,8 @@ runner_timer(uint64_t ms)
 static void __attribute__((noreturn))
 runner_child(const struct run_spec *spec, int outfd)
 {
-	sigset_t	all;
-	int		null;
+	sigset_t all;
+	int	 null;
 
 	setpgid(0, 0);
 	signal(SIGPIPE, SIG_DFL);
@@ -126,7 +126,7 @@ runner_child(const struct run_spec *spec, int outfd)
 		_exit(127);
 	}
 	if (strcmp(spec->argv[0], "hilab-agent") == 0)
-		execv("/proc/self/exe", spec->argv);	/* see agent.h */
+		execv("/proc/self/exe", spec->argv); /* see agent.h */
 	else
 		execvp(spec->argv[0], spec->argv);
 	dprintf(2, "hilab-agent: exec \"%s\": %s\n", spec->argv[0],
@@ -138,8 +138,8 @@ runner_child(const struct run_spec *spec, int outfd)
 static void
 runner_wait(pid_t pid, uint64_t timeout_ms, struct runner_iter *it)
 {
-	int	status = 0;
-	pid_t	rc;
+	int   status = 0;
+	pid_t rc;
 
 	runner_fired = 0;
 	runner_pgid = pid;
@@ -164,9 +164,9 @@ runner_wait(pid_t pid, uint64_t timeout_ms, struct runner_iter *it)
 static void
 runner_read_output(int fd, struct runner_iter *it)
 {
-	struct stat	st;
-	size_t		want;
-	ssize_t		n;
+	struct stat st;
+	size_t	    want;
+	ssize_t	    n;
 
 	it->outlen = 0;
 	it->truncated = 0;
@@ -193,9 +193,9 @@ runner_read_output(int fd, struct runner_iter *it)
 static void
 runner_iterate(struct runner *r, struct runner_iter *it)
 {
-	uint64_t	t0;
-	pid_t		pid;
-	int		fd;
+	uint64_t t0;
+	pid_t	 pid;
+	int	 fd;
 
 	memset(it, 0, sizeof *it);
 	fd = open(r->outpath, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
@@ -261,9 +261,9 @@ runner_notify(struct runner *r, const struct proto_buf *b)
 static int
 runner_loop(struct runner *r, uint64_t *count)
 {
-	struct runner_iter	it;
-	struct proto_buf	b;
-	uint64_t		seq, total;
+	struct runner_iter it;
+	struct proto_buf   b;
+	uint64_t	   seq, total;
 
 	total = r->spec->warmups + r->spec->iterations;
 	for (seq = 0; seq < total; seq++) {
@@ -294,8 +294,8 @@ runner_loop(struct runner *r, uint64_t *count)
 static void
 runner_detach(const char *dir, const char *run_id)
 {
-	char	*log = spool_path(dir, run_id, "log");
-	int	 fd;
+	char *log = spool_path(dir, run_id, "log");
+	int   fd;
 
 	setsid();
 	signal(SIGHUP, SIG_IGN);
@@ -317,16 +317,16 @@ runner_detach(const char *dir, const char *run_id)
 static void __attribute__((noreturn))
 runner_main(const char *dir, const struct run_spec *spec, int notify)
 {
-	struct runner		 r = { dir, spec, NULL, -1, notify };
-	struct sigaction	 sa;
-	char			*path;
-	uint64_t		 count = 0;
-	int			 state = PROTO_RUN_FAILED;
-	size_t			 i;
+	struct runner	 r = { dir, spec, NULL, -1, notify };
+	struct sigaction sa;
+	char		*path;
+	uint64_t	 count = 0;
+	int		 state = PROTO_RUN_FAILED;
+	size_t		 i;
 
 	runner_detach(dir, spec->run_id);
 	memset(&sa, 0, sizeof sa);
-	sa.sa_handler = runner_alarm_cb;	/* no SA_RESTART: wakes wait4 */
+	sa.sa_handler = runner_alarm_cb; /* no SA_RESTART: wakes wait4 */
 	sigaction(SIGALRM, &sa, NULL);
 	sa.sa_handler = runner_term_cb;
 	sigaction(SIGTERM, &sa, NULL);
@@ -334,8 +334,7 @@ runner_main(const char *dir, const struct run_spec *spec, int notify)
 		putenv(spec->env[i]);
 	r.outpath = spool_path(dir, spec->run_id, "out");
 	path = spool_path(dir, spec->run_id, "results");
-	r.results = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC,
-	    0644);
+	r.results = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
 	if (r.results == -1)
 		log_warn("runner", "\"%s\": %s", path, strerror(errno));
 	else
@@ -354,14 +353,14 @@ int
 runner_start(const char *dir, const struct run_spec *spec, pid_t *pid,
     int *notify, char **cause)
 {
-	char	*why = NULL;
-	int	 lockfd, p[2] = { -1, -1 }, rc = -1;
+	char *why = NULL;
+	int   lockfd, p[2] = { -1, -1 }, rc = -1;
 
 	if (spool_create(dir, spec->run_id, &lockfd, cause) == -1)
 		goto out;
 	if (pipe2(p, O_CLOEXEC) == -1 || (*pid = fork()) == -1) {
-		*cause = xasprintf("run \"%s\": %s", spec->run_id,
-		    strerror(errno));
+		*cause =
+		    xasprintf("run \"%s\": %s", spec->run_id, strerror(errno));
 		goto out;
 	}
 	if (*pid == 0) {

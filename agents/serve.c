@@ -20,23 +20,23 @@
 #include "common/log.h"
 #include "common/xmalloc.h"
 
-#define SERVE_IN	0
-#define SERVE_OUT	1
+#define SERVE_IN	     0
+#define SERVE_OUT	     1
 /* Sanity bound on iterations and warmups of one run. */
-#define SERVE_MAX_ITERATIONS	100000000u
+#define SERVE_MAX_ITERATIONS 100000000u
 
 struct serve {
-	const char	*dir;
-	int		 hello;		/* HELLO exchanged */
-	int		 done;		/* leave the loop */
-	int		 exit_code;
+	const char *dir;
+	int	    hello; /* HELLO exchanged */
+	int	    done;  /* leave the loop */
+	int	    exit_code;
 };
 
 /* Finishes and sends a frame; on failure the peer is gone: stop. */
 static int
 serve_send(struct serve *s, struct proto_buf *b)
 {
-	int	rc;
+	int rc;
 
 	proto_end(b);
 	rc = proto_write_frame(SERVE_OUT, b);
@@ -53,7 +53,7 @@ serve_send(struct serve *s, struct proto_buf *b)
 static int
 serve_error(struct serve *s, const char *msg)
 {
-	struct proto_buf	b;
+	struct proto_buf b;
 
 	proto_begin(&b, PROTO_ERROR);
 	proto_add_str(&b, PROTO_T_MESSAGE, msg);
@@ -75,15 +75,16 @@ serve_drop(struct serve *s, const char *msg, int code)
 static int
 serve_hello(struct serve *s, const struct proto_msg *m)
 {
-	struct proto_buf	b;
-	uint64_t		v;
-	char			msg[128];
+	struct proto_buf b;
+	uint64_t	 v;
+	char		 msg[128];
 
 	proto_get_u64(m, PROTO_T_VERSION, &v);
 	if (v != PROTO_VERSION) {
-		snprintf(msg, sizeof msg, "protocol version %llu not "
-		    "supported (agent speaks %d)", (unsigned long long)v,
-		    PROTO_VERSION);
+		snprintf(msg, sizeof msg,
+		    "protocol version %llu not "
+		    "supported (agent speaks %d)",
+		    (unsigned long long)v, PROTO_VERSION);
 		return serve_drop(s, msg, AGENT_EXIT_REFUSED);
 	}
 	s->hello = 1;
@@ -98,9 +99,9 @@ serve_hello(struct serve *s, const struct proto_msg *m)
 static int
 serve_facts(struct serve *s)
 {
-	struct proto_buf	 b;
-	struct fact		*facts;
-	size_t			 n;
+	struct proto_buf b;
+	struct fact	*facts;
+	size_t		 n;
 
 	facts = facts_collect(&n);
 	proto_begin(&b, PROTO_FACTS);
@@ -113,9 +114,9 @@ serve_facts(struct serve *s)
 static int
 serve_run_done(struct serve *s, const char *run_id)
 {
-	struct proto_buf	b;
-	uint64_t		count;
-	int			state;
+	struct proto_buf b;
+	uint64_t	 count;
+	int		 state;
 
 	spool_state(s->dir, run_id, &state, &count);
 	proto_begin(&b, PROTO_RUN_DONE);
@@ -129,9 +130,9 @@ serve_run_done(struct serve *s, const char *run_id)
 static char **
 serve_strings(const struct proto_msg *m, enum proto_tag tag)
 {
-	char		**v = xcalloc((size_t)m->nfields + 1, sizeof *v);
-	uint16_t	  i;
-	size_t		  n = 0;
+	char   **v = xcalloc((size_t)m->nfields + 1, sizeof *v);
+	uint16_t i;
+	size_t	 n = 0;
 
 	for (i = 0; i < m->nfields; i++) {
 		if (m->fields[i].tag == tag)
@@ -144,7 +145,7 @@ serve_strings(const struct proto_msg *m, enum proto_tag tag)
 static void
 serve_strings_free(char **v)
 {
-	size_t	i;
+	size_t i;
 
 	for (i = 0; v != NULL && v[i] != NULL; i++)
 		free(v[i]);
@@ -153,8 +154,8 @@ serve_strings_free(char **v)
 
 /* Decodes a RUN request; -1 with a message if it makes no sense. */
 static int
-serve_run_spec(const struct proto_msg *m, struct run_spec *spec,
-    char *err, size_t errlen)
+serve_run_spec(const struct proto_msg *m, struct run_spec *spec, char *err,
+    size_t errlen)
 {
 	memset(spec, 0, sizeof *spec);
 	proto_get_u64(m, PROTO_T_ITERATIONS, &spec->iterations);
@@ -188,7 +189,7 @@ serve_run_spec_free(struct run_spec *spec)
 static int
 serve_run_started(struct serve *s, const char *run_id, pid_t pid)
 {
-	struct proto_buf	b;
+	struct proto_buf b;
 
 	proto_begin(&b, PROTO_RUN_STARTED);
 	proto_add_str(&b, PROTO_T_RUN_ID, run_id);
@@ -200,13 +201,13 @@ serve_run_started(struct serve *s, const char *run_id, pid_t pid)
 static int
 serve_forward(struct serve *s, int notify)
 {
-	unsigned char	*p;
-	size_t		 len;
-	char		 err[256];
-	int		 rc;
+	unsigned char *p;
+	size_t	       len;
+	char	       err[256];
+	int	       rc;
 
-	while ((rc = proto_read_frame(notify, &p, &len, err,
-	    sizeof err)) == 0) {
+	while (
+	    (rc = proto_read_frame(notify, &p, &len, err, sizeof err)) == 0) {
 		rc = proto_write_payload(SERVE_OUT, p, len);
 		free(p);
 		if (rc == -1) {
@@ -225,10 +226,10 @@ serve_forward(struct serve *s, int notify)
 static int
 serve_run(struct serve *s, const struct proto_msg *m)
 {
-	struct run_spec	 spec;
-	char		 err[256], *cause = NULL;
-	pid_t		 pid;
-	int		 notify, rc = -1;
+	struct run_spec spec;
+	char		err[256], *cause = NULL;
+	pid_t		pid;
+	int		notify, rc = -1;
 
 	if (serve_run_spec(m, &spec, err, sizeof err) == -1) {
 		rc = serve_error(s, err);
@@ -261,8 +262,8 @@ out:
 static void
 serve_status_add(struct serve *s, struct proto_buf *b, const char *run_id)
 {
-	uint64_t	count;
-	int		state;
+	uint64_t count;
+	int	 state;
 
 	spool_state(s->dir, run_id, &state, &count);
 	proto_add_str(b, PROTO_T_RUN_ID, run_id);
@@ -274,10 +275,10 @@ serve_status_add(struct serve *s, struct proto_buf *b, const char *run_id)
 static int
 serve_status(struct serve *s, const struct proto_msg *m)
 {
-	struct proto_buf	  b;
-	char			 *run_id = proto_get_str(m, PROTO_T_RUN_ID);
-	char			**ids = NULL;
-	size_t			  n = 0, i;
+	struct proto_buf b;
+	char		*run_id = proto_get_str(m, PROTO_T_RUN_ID);
+	char	       **ids = NULL;
+	size_t		 n = 0, i;
 
 	proto_begin(&b, PROTO_STATUS);
 	if (run_id != NULL)
@@ -295,8 +296,8 @@ serve_status(struct serve *s, const struct proto_msg *m)
 
 /* What FETCH replays: results from a sequence number on. */
 struct serve_fetch {
-	struct serve	*s;
-	uint64_t	 from;
+	struct serve *s;
+	uint64_t      from;
 };
 
 /* Sends one spooled RESULT if it is at or after the first wanted. */
@@ -304,8 +305,8 @@ static int
 serve_fetch_cb(const unsigned char *p, size_t len, const struct proto_msg *m,
     void *arg)
 {
-	struct serve_fetch	*f = arg;
-	uint64_t		 seq;
+	struct serve_fetch *f = arg;
+	uint64_t	    seq;
 
 	if (proto_get_u64(m, PROTO_T_SEQ, &seq) == -1 || seq < f->from)
 		return 0;
@@ -321,10 +322,10 @@ serve_fetch_cb(const unsigned char *p, size_t len, const struct proto_msg *m,
 static int
 serve_fetch(struct serve *s, const struct proto_msg *m)
 {
-	struct serve_fetch	 f = { s, 0 };
-	char			*run_id = proto_get_str(m, PROTO_T_RUN_ID);
-	uint64_t		 wait = 0, count;
-	int			 state, rc = -1;
+	struct serve_fetch f = { s, 0 };
+	char		  *run_id = proto_get_str(m, PROTO_T_RUN_ID);
+	uint64_t	   wait = 0, count;
+	int		   state, rc = -1;
 
 	proto_get_u64(m, PROTO_T_FROM_SEQ, &f.from);
 	proto_get_u64(m, PROTO_T_WAIT, &wait);
@@ -344,10 +345,10 @@ out:
 static int
 serve_ack(struct serve *s, const struct proto_msg *m)
 {
-	struct proto_buf	 b;
-	char			*run_id = proto_get_str(m, PROTO_T_RUN_ID);
-	char			*cause = NULL;
-	int			 rc;
+	struct proto_buf b;
+	char		*run_id = proto_get_str(m, PROTO_T_RUN_ID);
+	char		*cause = NULL;
+	int		 rc;
 
 	if (spool_remove(s->dir, run_id, &cause) == -1)
 		rc = serve_error(s, cause);
@@ -365,10 +366,10 @@ serve_ack(struct serve *s, const struct proto_msg *m)
 static int
 serve_cancel(struct serve *s, const struct proto_msg *m)
 {
-	char		*run_id = proto_get_str(m, PROTO_T_RUN_ID);
-	uint64_t	 count;
-	pid_t		 pid;
-	int		 state, rc;
+	char	*run_id = proto_get_str(m, PROTO_T_RUN_ID);
+	uint64_t count;
+	pid_t	 pid;
+	int	 state, rc;
 
 	spool_state(s->dir, run_id, &state, &count);
 	if (state == PROTO_RUN_RUNNING &&
@@ -384,7 +385,7 @@ serve_cancel(struct serve *s, const struct proto_msg *m)
 static int
 serve_dispatch(struct serve *s, const struct proto_msg *m)
 {
-	char	msg[128];
+	char msg[128];
 
 	if (!s->hello && m->type != PROTO_HELLO)
 		return serve_drop(s, "expected HELLO", AGENT_EXIT_PROTO);
@@ -417,11 +418,11 @@ serve_dispatch(struct serve *s, const struct proto_msg *m)
 static void
 serve_one(struct serve *s)
 {
-	unsigned char		*p = NULL;
-	struct proto_msg	 m;
-	char			 err[256];
-	size_t			 len;
-	int			 rc;
+	unsigned char	*p = NULL;
+	struct proto_msg m;
+	char		 err[256];
+	size_t		 len;
+	int		 rc;
 
 	rc = proto_read_frame(SERVE_IN, &p, &len, err, sizeof err);
 	if (rc == 1)
@@ -441,7 +442,7 @@ serve_one(struct serve *s)
 int
 serve_main(const char *dir)
 {
-	struct serve	s = { dir, 0, 0, AGENT_EXIT_OK };
+	struct serve s = { dir, 0, 0, AGENT_EXIT_OK };
 
 	signal(SIGPIPE, SIG_IGN);
 	while (!s.done)

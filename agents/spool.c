@@ -60,18 +60,18 @@ spool_mkdir(const char *path, char **cause)
 int
 spool_create(const char *dir, const char *run_id, int *lockfd, char **cause)
 {
-	char	*spool = xasprintf("%s/spool", dir);
-	char	*rundir = spool_run_dir(dir, run_id);
-	char	*lock = spool_path(dir, run_id, "lock");
-	int	 rc = -1;
+	char *spool = xasprintf("%s/spool", dir);
+	char *rundir = spool_run_dir(dir, run_id);
+	char *lock = spool_path(dir, run_id, "lock");
+	int   rc = -1;
 
 	*lockfd = -1;
 	if (spool_mkdir(dir, cause) == -1 || spool_mkdir(spool, cause) == -1)
 		goto out;
 	if (mkdir(rundir, 0755) == -1) {
-		*cause = errno == EEXIST ?
-		    xasprintf("run \"%s\": already exists", run_id) :
-		    xasprintf("mkdir \"%s\": %s", rundir, strerror(errno));
+		*cause = errno == EEXIST
+		    ? xasprintf("run \"%s\": already exists", run_id)
+		    : xasprintf("mkdir \"%s\": %s", rundir, strerror(errno));
 		goto out;
 	}
 	*lockfd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
@@ -96,9 +96,9 @@ out:
 int
 spool_exists(const char *dir, const char *run_id)
 {
-	char		*rundir = spool_run_dir(dir, run_id);
-	struct stat	 st;
-	int		 rc;
+	char	   *rundir = spool_run_dir(dir, run_id);
+	struct stat st;
+	int	    rc;
 
 	rc = stat(rundir, &st) == 0 && S_ISDIR(st.st_mode);
 	free(rundir);
@@ -110,11 +110,11 @@ static int
 spool_read_state(const char *dir, const char *run_id, int *state,
     uint64_t *count)
 {
-	char			*path = spool_path(dir, run_id, "state");
-	char			 name[16];
-	unsigned long long	 n;
-	FILE			*f;
-	int			 rc = -1, i;
+	char		  *path = spool_path(dir, run_id, "state");
+	char		   name[16];
+	unsigned long long n;
+	FILE		  *f;
+	int		   rc = -1, i;
 
 	if ((f = fopen(path, "re")) == NULL)
 		goto out;
@@ -138,8 +138,8 @@ out:
 static int
 spool_locked(const char *dir, const char *run_id)
 {
-	char	*path = spool_path(dir, run_id, "lock");
-	int	 fd, rc = 0;
+	char *path = spool_path(dir, run_id, "lock");
+	int   fd, rc = 0;
 
 	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
 		goto out;
@@ -168,7 +168,7 @@ spool_state(const char *dir, const char *run_id, int *state, uint64_t *count)
 	if (spool_locked(dir, run_id))
 		*state = PROTO_RUN_RUNNING;
 	else if (spool_read_state(dir, run_id, state, count) == 0)
-		return 0;	/* it ended between the two looks */
+		return 0; /* it ended between the two looks */
 	else
 		*state = PROTO_RUN_FAILED;
 	return spool_results(dir, run_id, NULL, NULL, count);
@@ -178,7 +178,7 @@ spool_state(const char *dir, const char *run_id, int *state, uint64_t *count)
 static void
 spool_sync_dir(const char *path)
 {
-	int	fd;
+	int fd;
 
 	if ((fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) == -1)
 		return;
@@ -191,16 +191,17 @@ int
 spool_write_state(const char *dir, const char *run_id, int state,
     uint64_t count)
 {
-	char	*tmp = spool_path(dir, run_id, "state.tmp");
-	char	*path = spool_path(dir, run_id, "state");
-	char	*rundir = spool_run_dir(dir, run_id);
-	int	 fd, rc = -1;
+	char *tmp = spool_path(dir, run_id, "state.tmp");
+	char *path = spool_path(dir, run_id, "state");
+	char *rundir = spool_run_dir(dir, run_id);
+	int   fd, rc = -1;
 
 	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (fd == -1)
 		goto out;
 	if (dprintf(fd, "%s %llu\n", spool_state_name(state),
-	    (unsigned long long)count) < 0 || fsync(fd) == -1) {
+		(unsigned long long)count) < 0 ||
+	    fsync(fd) == -1) {
 		close(fd);
 		goto out;
 	}
@@ -221,8 +222,8 @@ out:
 void
 spool_write_pid(const char *dir, const char *run_id, pid_t pid)
 {
-	char	*path = spool_path(dir, run_id, "pid");
-	FILE	*f;
+	char *path = spool_path(dir, run_id, "pid");
+	FILE *f;
 
 	if ((f = fopen(path, "w")) != NULL) {
 		fprintf(f, "%ld\n", (long)pid);
@@ -235,9 +236,9 @@ spool_write_pid(const char *dir, const char *run_id, pid_t pid)
 pid_t
 spool_read_pid(const char *dir, const char *run_id)
 {
-	char	*path = spool_path(dir, run_id, "pid");
-	FILE	*f;
-	long	 pid = -1;
+	char *path = spool_path(dir, run_id, "pid");
+	FILE *f;
+	long  pid = -1;
 
 	if ((f = fopen(path, "r")) != NULL) {
 		if (fscanf(f, "%ld", &pid) != 1 || pid <= 1)
@@ -262,7 +263,7 @@ static int
 spool_decode(const unsigned char *p, size_t len, struct proto_msg *m,
     const char *path)
 {
-	char	err[256];
+	char err[256];
 
 	if (proto_decode(p, len, m, err, sizeof err) == -1) {
 		log_warn("spool", "\"%s\": %s", path, err);
@@ -319,8 +320,8 @@ out:
 int
 spool_wait(const char *dir, const char *run_id)
 {
-	char	*path = spool_path(dir, run_id, "lock");
-	int	 fd, rc = -1;
+	char *path = spool_path(dir, run_id, "lock");
+	int   fd, rc = -1;
 
 	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
 		goto out;
@@ -336,10 +337,10 @@ out:
 int
 spool_remove(const char *dir, const char *run_id, char **cause)
 {
-	char		*rundir = spool_run_dir(dir, run_id), *path;
-	struct dirent	*de;
-	DIR		*d;
-	int		 rc = -1;
+	char	      *rundir = spool_run_dir(dir, run_id), *path;
+	struct dirent *de;
+	DIR	      *d;
+	int	       rc = -1;
 
 	if (spool_locked(dir, run_id)) {
 		*cause = xasprintf("run \"%s\": still running", run_id);
@@ -348,8 +349,8 @@ spool_remove(const char *dir, const char *run_id, char **cause)
 	if ((d = opendir(rundir)) == NULL) {
 		rc = errno == ENOENT ? 0 : -1;
 		if (rc == -1)
-			*cause = xasprintf("\"%s\": %s", rundir,
-			    strerror(errno));
+			*cause =
+			    xasprintf("\"%s\": %s", rundir, strerror(errno));
 		goto out;
 	}
 	while ((de = readdir(d)) != NULL) {
@@ -379,10 +380,10 @@ spool_cmp(const void *a, const void *b)
 char **
 spool_list(const char *dir, size_t *n)
 {
-	char		*spool = xasprintf("%s/spool", dir);
-	char		**ids = NULL;
-	struct dirent	*de;
-	DIR		*d;
+	char	      *spool = xasprintf("%s/spool", dir);
+	char	     **ids = NULL;
+	struct dirent *de;
+	DIR	      *d;
 
 	*n = 0;
 	if ((d = opendir(spool)) == NULL)

@@ -7,20 +7,20 @@
 #include "agents/agent.h"
 #include "common/xmalloc.h"
 
-#define SYS_CPU		"/sys/devices/system/cpu"
-#define SYS_NODE	"/sys/devices/system/node"
+#define SYS_CPU	 "/sys/devices/system/cpu"
+#define SYS_NODE "/sys/devices/system/node"
 
 /* A set of distinct strings. */
 struct topo_set {
-	char	**v;
-	size_t	  n;
+	char **v;
+	size_t n;
 };
 
 /* Adds s (taken) unless an equal string is there already. */
 static void
 topo_set_add(struct topo_set *set, char *s)
 {
-	size_t	i;
+	size_t i;
 
 	for (i = 0; i < set->n; i++) {
 		if (strcmp(set->v[i], s) == 0) {
@@ -36,7 +36,7 @@ topo_set_add(struct topo_set *set, char *s)
 static void
 topo_set_free(struct topo_set *set)
 {
-	size_t	i;
+	size_t i;
 
 	for (i = 0; i < set->n; i++)
 		free(set->v[i]);
@@ -48,8 +48,8 @@ topo_set_free(struct topo_set *set)
 static int
 topo_online(struct cpulist *l)
 {
-	char	*s = facts_read(SYS_CPU "/online");
-	int	 rc = -1;
+	char *s = facts_read(SYS_CPU "/online");
+	int   rc = -1;
 
 	if (s != NULL)
 		rc = cpulist_parse(s, l);
@@ -61,8 +61,8 @@ topo_online(struct cpulist *l)
 static char *
 topo_cpu_file(size_t cpu, const char *file)
 {
-	char	*path = xasprintf(SYS_CPU "/cpu%zu/%s", cpu, file);
-	char	*v = facts_read(path);
+	char *path = xasprintf(SYS_CPU "/cpu%zu/%s", cpu, file);
+	char *v = facts_read(path);
 
 	free(path);
 	return v;
@@ -75,10 +75,10 @@ topo_cpu_file(size_t cpu, const char *file)
 static int
 topo_distinct(const char *file, int by_package, struct topo_set *set)
 {
-	struct cpulist	 online;
-	char		*v, *pkg;
-	size_t		 cpu;
-	int		 rc = -1;
+	struct cpulist online;
+	char	      *v, *pkg;
+	size_t	       cpu;
+	int	       rc = -1;
 
 	memset(set, 0, sizeof *set);
 	if (topo_online(&online) == -1)
@@ -89,10 +89,10 @@ topo_distinct(const char *file, int by_package, struct topo_set *set)
 		if ((v = topo_cpu_file(cpu, file)) == NULL)
 			goto out;
 		if (by_package) {
-			pkg = topo_cpu_file(cpu,
-			    "topology/physical_package_id");
-			topo_set_add(set, xasprintf("%s:%s", pkg ? pkg : "",
-			    v));
+			pkg =
+			    topo_cpu_file(cpu, "topology/physical_package_id");
+			topo_set_add(set,
+			    xasprintf("%s:%s", pkg ? pkg : "", v));
 			free(pkg);
 			free(v);
 		} else
@@ -110,7 +110,7 @@ out:
 static size_t
 topo_count(const char *file, int by_package)
 {
-	struct topo_set	set;
+	struct topo_set set;
 	size_t		n;
 
 	if (topo_distinct(file, by_package, &set) == -1)
@@ -124,7 +124,7 @@ topo_count(const char *file, int by_package)
 static char *
 topo_per_socket(size_t n)
 {
-	size_t	sockets = topo_count("topology/physical_package_id", 0);
+	size_t sockets = topo_count("topology/physical_package_id", 0);
 
 	if (n == 0 || sockets == 0)
 		return NULL;
@@ -135,8 +135,8 @@ topo_per_socket(size_t n)
 char *
 topo_online_count(const char *arg)
 {
-	struct cpulist	online;
-	char		*v;
+	struct cpulist online;
+	char	      *v;
 
 	(void)arg;
 	if (topo_online(&online) == -1)
@@ -150,7 +150,7 @@ topo_online_count(const char *arg)
 char *
 topo_sockets(const char *arg)
 {
-	size_t	n = topo_count("topology/physical_package_id", 0);
+	size_t n = topo_count("topology/physical_package_id", 0);
 
 	(void)arg;
 	return n > 0 ? xasprintf("%zu", n) : NULL;
@@ -169,15 +169,14 @@ char *
 topo_cores_per_socket(const char *arg)
 {
 	(void)arg;
-	return topo_per_socket(topo_count("topology/thread_siblings_list",
-	    0));
+	return topo_per_socket(topo_count("topology/thread_siblings_list", 0));
 }
 
 /* Hardware threads per core: the largest set of thread siblings. */
 char *
 topo_threads_per_core(const char *arg)
 {
-	struct topo_set	set;
+	struct topo_set set;
 	struct cpulist	l;
 	size_t		i, max = 0;
 
@@ -185,8 +184,7 @@ topo_threads_per_core(const char *arg)
 	if (topo_distinct("topology/thread_siblings_list", 0, &set) == -1)
 		return NULL;
 	for (i = 0; i < set.n; i++) {
-		if (cpulist_parse(set.v[i], &l) == 0 &&
-		    cpulist_count(&l) > max)
+		if (cpulist_parse(set.v[i], &l) == 0 && cpulist_count(&l) > max)
 			max = cpulist_count(&l);
 		cpulist_free(&l);
 	}
@@ -198,9 +196,9 @@ topo_threads_per_core(const char *arg)
 static char *
 topo_llc(size_t cpu)
 {
-	char	*path, *level, *type, *best = NULL;
-	long	 top = -1;
-	int	 i;
+	char *path, *level, *type, *best = NULL;
+	long  top = -1;
+	int   i;
 
 	for (i = 0;; i++) {
 		path = xasprintf("cache/index%d/level", i);
@@ -229,8 +227,8 @@ topo_llc(size_t cpu)
 static int
 topo_cmp_first(const void *a, const void *b)
 {
-	unsigned long	x = strtoul(*(char *const *)a, NULL, 10);
-	unsigned long	y = strtoul(*(char *const *)b, NULL, 10);
+	unsigned long x = strtoul(*(char *const *)a, NULL, 10);
+	unsigned long y = strtoul(*(char *const *)b, NULL, 10);
 
 	return (x > y) - (x < y);
 }
@@ -239,10 +237,10 @@ topo_cmp_first(const void *a, const void *b)
 char *
 topo_llc_groups(const char *arg)
 {
-	struct topo_set	 set = { NULL, 0 };
-	struct cpulist	 online;
-	char		*v = NULL, *t, *g;
-	size_t		 cpu, i;
+	struct topo_set set = { NULL, 0 };
+	struct cpulist	online;
+	char	       *v = NULL, *t, *g;
+	size_t		cpu, i;
 
 	(void)arg;
 	if (topo_online(&online) == -1)
@@ -267,9 +265,9 @@ topo_llc_groups(const char *arg)
 static int
 topo_nodes(struct cpulist *l)
 {
-	struct dirent	*de;
-	DIR		*d;
-	const char	*s;
+	struct dirent *de;
+	DIR	      *d;
+	const char    *s;
 
 	memset(l, 0, sizeof *l);
 	if ((d = opendir(SYS_NODE)) == NULL)
@@ -290,8 +288,8 @@ topo_nodes(struct cpulist *l)
 char *
 topo_numa_nodes(const char *arg)
 {
-	struct cpulist	l;
-	char		*v;
+	struct cpulist l;
+	char	      *v;
 
 	(void)arg;
 	if (topo_nodes(&l) == -1)
@@ -305,8 +303,8 @@ topo_numa_nodes(const char *arg)
 char *
 topo_numa_node_list(const char *arg)
 {
-	struct cpulist	l;
-	char		*v;
+	struct cpulist l;
+	char	      *v;
 
 	(void)arg;
 	if (topo_nodes(&l) == -1)

@@ -9,12 +9,12 @@
 
 #include <yaml.h>
 
-#include "common/xmalloc.h"
 #include "benchmarks/catalog.h"
 #include "benchmarks/parse.h"
+#include "common/xmalloc.h"
 
-#define CATALOG_ITERATIONS	10
-#define CATALOG_TIMEOUT		600
+#define CATALOG_ITERATIONS 10
+#define CATALOG_TIMEOUT	   600
 
 static const char *catalog_directions[] = { "higher", "lower" };
 static const char *catalog_statistics[] = { "amean", "hmean", "gmean",
@@ -22,10 +22,10 @@ static const char *catalog_statistics[] = { "amean", "hmean", "gmean",
 
 /* One file being read: its path, document and the errors so far. */
 struct catalog_ctx {
-	const char		*path;
-	yaml_document_t		*doc;
-	char			*errors;
-	int			 nerrors;
+	const char	*path;
+	yaml_document_t *doc;
+	char		*errors;
+	int		 nerrors;
 };
 
 /* Names a direction. */
@@ -47,7 +47,7 @@ static void
 catalog_error_at(struct catalog_ctx *ctx, size_t line, size_t col,
     const char *fmt, ...)
 {
-	char *msg, *all;
+	char   *msg, *all;
 	va_list ap;
 
 	va_start(ap, fmt);
@@ -61,8 +61,9 @@ catalog_error_at(struct catalog_ctx *ctx, size_t line, size_t col,
 	ctx->nerrors++;
 }
 
-#define catalog_error(ctx, node, ...) catalog_error_at((ctx),		\
-	(node)->start_mark.line, (node)->start_mark.column, __VA_ARGS__)
+#define catalog_error(ctx, node, ...)                    \
+	catalog_error_at((ctx), (node)->start_mark.line, \
+	    (node)->start_mark.column, __VA_ARGS__)
 
 /* Returns the text of a scalar node, or NULL after an error. */
 static const char *
@@ -93,8 +94,8 @@ static void
 catalog_uint(struct catalog_ctx *ctx, yaml_node_t *node, const char *what,
     unsigned *out)
 {
-	const char *s;
-	char *end;
+	const char   *s;
+	char	     *end;
 	unsigned long v;
 
 	if ((s = catalog_scalar(ctx, node, what)) == NULL)
@@ -103,8 +104,10 @@ catalog_uint(struct catalog_ctx *ctx, yaml_node_t *node, const char *what,
 	v = strtoul(s, &end, 10);
 	if (!isdigit((unsigned char)*s) || *end != '\0' || errno != 0 ||
 	    v > 1000000000UL) {
-		catalog_error(ctx, node, "\"%s\": \"%s\" is not a whole "
-		    "number", what, s);
+		catalog_error(ctx, node,
+		    "\"%s\": \"%s\" is not a whole "
+		    "number",
+		    what, s);
 		return;
 	}
 	*out = (unsigned)v;
@@ -116,8 +119,8 @@ catalog_list(struct catalog_ctx *ctx, yaml_node_t *node, const char *what,
     char ***out, size_t *n)
 {
 	yaml_node_item_t *it;
-	yaml_node_t *item;
-	const char *s;
+	yaml_node_t	 *item;
+	const char	 *s;
 
 	if (node->type == YAML_SCALAR_NODE) {
 		*out = xreallocarray(*out, *n + 1, sizeof **out);
@@ -129,7 +132,7 @@ catalog_list(struct catalog_ctx *ctx, yaml_node_t *node, const char *what,
 		return;
 	}
 	for (it = node->data.sequence.items.start;
-	    it < node->data.sequence.items.top; it++) {
+	     it < node->data.sequence.items.top; it++) {
 		item = yaml_document_get_node(ctx->doc, *it);
 		if ((s = catalog_scalar(ctx, item, what)) == NULL)
 			continue;
@@ -153,10 +156,10 @@ static yaml_node_t *
 catalog_map_get(struct catalog_ctx *ctx, yaml_node_t *map, const char *key)
 {
 	yaml_node_pair_t *p;
-	yaml_node_t *k;
+	yaml_node_t	 *k;
 
-	for (p = map->data.mapping.pairs.start;
-	    p < map->data.mapping.pairs.top; p++) {
+	for (p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top;
+	     p++) {
 		k = yaml_document_get_node(ctx->doc, p->key);
 		if (k->type == YAML_SCALAR_NODE &&
 		    strcmp((const char *)k->data.scalar.value, key) == 0)
@@ -184,15 +187,15 @@ catalog_metric(struct catalog_ctx *ctx, yaml_node_t *node,
     struct catalog_metric *m)
 {
 	yaml_node_pair_t *p;
-	yaml_node_t *k, *v;
-	const char *key, *s;
-	int w, have = 0;
+	yaml_node_t	 *k, *v;
+	const char	 *key, *s;
+	int		  w, have = 0;
 
 	memset(m, 0, sizeof *m);
 	if (!catalog_is_map(ctx, node, "metrics"))
 		return;
 	for (p = node->data.mapping.pairs.start;
-	    p < node->data.mapping.pairs.top; p++) {
+	     p < node->data.mapping.pairs.top; p++) {
 		k = yaml_document_get_node(ctx->doc, p->key);
 		v = yaml_document_get_node(ctx->doc, p->value);
 		if ((key = catalog_scalar(ctx, k, "metrics")) == NULL)
@@ -208,12 +211,14 @@ catalog_metric(struct catalog_ctx *ctx, yaml_node_t *node,
 			have |= key[0] == 'd' ? 1 : 2;
 			if ((s = catalog_scalar(ctx, v, key)) == NULL)
 				continue;
-			w = key[0] == 'd' ?
-			    catalog_word(s, catalog_directions, 2) :
-			    catalog_word(s, catalog_statistics, 4);
+			w = key[0] == 'd'
+			    ? catalog_word(s, catalog_directions, 2)
+			    : catalog_word(s, catalog_statistics, 4);
 			if (w < 0) {
-				catalog_error(ctx, v, "\"%s\": unknown value "
-				    "\"%s\"", key, s);
+				catalog_error(ctx, v,
+				    "\"%s\": unknown value "
+				    "\"%s\"",
+				    key, s);
 				continue;
 			}
 			if (key[0] == 'd')
@@ -244,7 +249,7 @@ catalog_metrics(struct catalog_ctx *ctx, yaml_node_t *node,
 		return;
 	}
 	for (it = node->data.sequence.items.start;
-	    it < node->data.sequence.items.top; it++) {
+	     it < node->data.sequence.items.top; it++) {
 		b->metrics = xreallocarray(b->metrics, b->nmetrics + 1,
 		    sizeof *b->metrics);
 		catalog_metric(ctx, yaml_document_get_node(ctx->doc, *it),
@@ -258,8 +263,8 @@ catalog_param(struct catalog_ctx *ctx, yaml_node_t *node,
     struct catalog_param *prm)
 {
 	yaml_node_pair_t *p;
-	yaml_node_t *k, *v;
-	const char *key;
+	yaml_node_t	 *k, *v;
+	const char	 *key;
 
 	if (node->type == YAML_SCALAR_NODE) {
 		catalog_string(ctx, node, prm->name, &prm->def);
@@ -268,7 +273,7 @@ catalog_param(struct catalog_ctx *ctx, yaml_node_t *node,
 	if (!catalog_is_map(ctx, node, prm->name))
 		return;
 	for (p = node->data.mapping.pairs.start;
-	    p < node->data.mapping.pairs.top; p++) {
+	     p < node->data.mapping.pairs.top; p++) {
 		k = yaml_document_get_node(ctx->doc, p->key);
 		v = yaml_document_get_node(ctx->doc, p->value);
 		if ((key = catalog_scalar(ctx, k, prm->name)) == NULL)
@@ -278,8 +283,10 @@ catalog_param(struct catalog_ctx *ctx, yaml_node_t *node,
 		else if (strcmp(key, "axis") == 0)
 			catalog_list(ctx, v, key, &prm->axis, &prm->naxis);
 		else if (strcmp(key, "description") != 0)
-			catalog_error(ctx, k, "param \"%s\": unknown key "
-			    "\"%s\"", prm->name, key);
+			catalog_error(ctx, k,
+			    "param \"%s\": unknown key "
+			    "\"%s\"",
+			    prm->name, key);
 	}
 }
 
@@ -288,15 +295,15 @@ static void
 catalog_params(struct catalog_ctx *ctx, yaml_node_t *node,
     struct catalog_benchmark *b)
 {
-	yaml_node_pair_t *p;
-	yaml_node_t *k;
+	yaml_node_pair_t     *p;
+	yaml_node_t	     *k;
 	struct catalog_param *prm;
-	const char *name;
+	const char	     *name;
 
 	if (!catalog_is_map(ctx, node, "params"))
 		return;
 	for (p = node->data.mapping.pairs.start;
-	    p < node->data.mapping.pairs.top; p++) {
+	     p < node->data.mapping.pairs.top; p++) {
 		k = yaml_document_get_node(ctx->doc, p->key);
 		if ((name = catalog_scalar(ctx, k, "params")) == NULL)
 			continue;
@@ -305,8 +312,8 @@ catalog_params(struct catalog_ctx *ctx, yaml_node_t *node,
 			    name);
 			continue;
 		}
-		b->params = xreallocarray(b->params, b->nparams + 1,
-		    sizeof *b->params);
+		b->params =
+		    xreallocarray(b->params, b->nparams + 1, sizeof *b->params);
 		prm = &b->params[b->nparams++];
 		memset(prm, 0, sizeof *prm);
 		prm->name = xstrdup(name);
@@ -321,8 +328,8 @@ catalog_install(struct catalog_ctx *ctx, yaml_node_t *node,
     struct catalog_install *in)
 {
 	yaml_node_pair_t *p;
-	yaml_node_t *k, *v;
-	const char *key;
+	yaml_node_t	 *k, *v;
+	const char	 *key;
 
 	if (node->type == YAML_SCALAR_NODE) {
 		catalog_string(ctx, node, "install", &in->package);
@@ -331,7 +338,7 @@ catalog_install(struct catalog_ctx *ctx, yaml_node_t *node,
 	if (!catalog_is_map(ctx, node, "install"))
 		return;
 	for (p = node->data.mapping.pairs.start;
-	    p < node->data.mapping.pairs.top; p++) {
+	     p < node->data.mapping.pairs.top; p++) {
 		k = yaml_document_get_node(ctx->doc, p->key);
 		v = yaml_document_get_node(ctx->doc, p->value);
 		if ((key = catalog_scalar(ctx, k, "install")) == NULL)
@@ -347,7 +354,8 @@ catalog_install(struct catalog_ctx *ctx, yaml_node_t *node,
 			    key);
 	}
 	if ((in->package == NULL) == (in->source == NULL))
-		catalog_error(ctx, node, "install: give either \"package\" or "
+		catalog_error(ctx, node,
+		    "install: give either \"package\" or "
 		    "\"source\"");
 }
 
@@ -360,8 +368,8 @@ catalog_server(struct catalog_ctx *ctx, yaml_node_t *node,
     struct catalog_server *sv)
 {
 	yaml_node_pair_t *p;
-	yaml_node_t *k, *v;
-	const char *key;
+	yaml_node_t	 *k, *v;
+	const char	 *key;
 
 	if (node->type == YAML_SEQUENCE_NODE) {
 		catalog_list(ctx, node, "server", &sv->command, &sv->ncommand);
@@ -370,7 +378,7 @@ catalog_server(struct catalog_ctx *ctx, yaml_node_t *node,
 	if (!catalog_is_map(ctx, node, "server"))
 		return;
 	for (p = node->data.mapping.pairs.start;
-	    p < node->data.mapping.pairs.top; p++) {
+	     p < node->data.mapping.pairs.top; p++) {
 		k = yaml_document_get_node(ctx->doc, p->key);
 		v = yaml_document_get_node(ctx->doc, p->value);
 		if ((key = catalog_scalar(ctx, k, "server")) == NULL)
@@ -379,7 +387,8 @@ catalog_server(struct catalog_ctx *ctx, yaml_node_t *node,
 		    v->type == YAML_SEQUENCE_NODE)
 			catalog_list(ctx, v, key, &sv->command, &sv->ncommand);
 		else if (strcmp(key, "command") == 0)
-			catalog_error(ctx, v, "server: \"command\": expected a "
+			catalog_error(ctx, v,
+			    "server: \"command\": expected a "
 			    "list of arguments");
 		else if (strcmp(key, "port") == 0)
 			catalog_uint(ctx, v, key, &sv->port);
@@ -388,8 +397,10 @@ catalog_server(struct catalog_ctx *ctx, yaml_node_t *node,
 			    key);
 	}
 	if (sv->port > 65535)
-		catalog_error(ctx, node, "server: \"port\": %u is not a TCP "
-		    "port", sv->port);
+		catalog_error(ctx, node,
+		    "server: \"port\": %u is not a TCP "
+		    "port",
+		    sv->port);
 }
 
 /* Reads one top-level key of a benchmark file. */
@@ -405,7 +416,8 @@ catalog_key(struct catalog_ctx *ctx, const char *key, yaml_node_t *k,
 		if (v->type == YAML_SEQUENCE_NODE)
 			catalog_list(ctx, v, key, &b->command, &b->ncommand);
 		else
-			catalog_error(ctx, v, "\"command\": expected a list "
+			catalog_error(ctx, v,
+			    "\"command\": expected a list "
 			    "of arguments");
 	} else if (strcmp(key, "params") == 0)
 		catalog_params(ctx, v, b);
@@ -435,16 +447,16 @@ catalog_key(struct catalog_ctx *ctx, const char *key, yaml_node_t *k,
  * placeholder names found through cb, -1 on a lone brace.
  */
 static int
-catalog_template(const char *t, char **out,
+catalog_template(const char *t, char		 **out,
     const char *(*cb)(void *, const char *), void *arg)
 {
-	size_t n = strlen(t), o = 0, cap = n + 1, l;
+	size_t	    n = strlen(t), o = 0, cap = n + 1, l;
 	const char *close, *val;
-	char *buf = xmalloc(cap), *name;
+	char	   *buf = xmalloc(cap), *name;
 
 	while (*t != '\0') {
-		if ((t[0] == '{' && t[1] == '{') || (t[0] == '}' &&
-		    t[1] == '}')) {
+		if ((t[0] == '{' && t[1] == '{') ||
+		    (t[0] == '}' && t[1] == '}')) {
 			buf[o++] = *t;
 			t += 2;
 			continue;
@@ -457,8 +469,10 @@ catalog_template(const char *t, char **out,
 		}
 		close = strchr(t, '}');
 		l = close != NULL ? (size_t)(close - t - 1) : 0;
-		if (l == 0 || strspn(t + 1, "abcdefghijklmnopqrstuvwxyz"
-		    "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") != l)
+		if (l == 0 ||
+		    strspn(t + 1,
+			"abcdefghijklmnopqrstuvwxyz"
+			"ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") != l)
 			goto bad;
 		name = xstrndup(t + 1, l);
 		val = cb(arg, name);
@@ -484,9 +498,9 @@ bad:
 
 /* What a template check needs to report an undeclared placeholder. */
 struct catalog_check {
-	struct catalog_ctx		*ctx;
-	yaml_node_t			*node;
-	const struct catalog_benchmark	*b;
+	struct catalog_ctx	       *ctx;
+	yaml_node_t		       *node;
+	const struct catalog_benchmark *b;
 };
 
 /* Template callback at load: every placeholder must be a param. */
@@ -496,8 +510,10 @@ catalog_check_cb(void *arg, const char *name)
 	struct catalog_check *ck = arg;
 
 	if (catalog_param_find(ck->b, name) == NULL)
-		catalog_error(ck->ctx, ck->node, "command: unknown placeholder "
-		    "\"{%s}\"", name);
+		catalog_error(ck->ctx, ck->node,
+		    "command: unknown placeholder "
+		    "\"{%s}\"",
+		    name);
 	return ("");
 }
 
@@ -507,16 +523,17 @@ catalog_check_command(struct catalog_ctx *ctx, yaml_node_t *cmd,
     const struct catalog_benchmark *b, char **argv, size_t argc)
 {
 	struct catalog_check ck = { ctx, cmd, b };
-	yaml_node_item_t *it;
-	size_t i = 0;
+	yaml_node_item_t    *it;
+	size_t		     i = 0;
 
 	for (it = cmd->data.sequence.items.start;
-	    it < cmd->data.sequence.items.top && i < argc; it++, i++) {
+	     it < cmd->data.sequence.items.top && i < argc; it++, i++) {
 		ck.node = yaml_document_get_node(ctx->doc, *it);
-		if (catalog_template(argv[i], NULL, catalog_check_cb,
-		    &ck) != 0)
-			catalog_error(ctx, ck.node, "command: lone brace in "
-			    "\"%s\" (write {{ or }} for a brace)", argv[i]);
+		if (catalog_template(argv[i], NULL, catalog_check_cb, &ck) != 0)
+			catalog_error(ctx, ck.node,
+			    "command: lone brace in "
+			    "\"%s\" (write {{ or }} for a brace)",
+			    argv[i]);
 	}
 }
 
@@ -540,8 +557,7 @@ catalog_check_server(struct catalog_ctx *ctx, yaml_node_t *server,
 
 static const char *catalog_required[] = { "name", "command", "install",
 	"parser", "metrics" };
-#define CATALOG_NREQUIRED \
-	(sizeof catalog_required / sizeof catalog_required[0])
+#define CATALOG_NREQUIRED (sizeof catalog_required / sizeof catalog_required[0])
 
 /* Checks what a whole file must have once every key is read. */
 static void
@@ -574,10 +590,10 @@ catalog_root(struct catalog_ctx *ctx, yaml_node_t *root,
     struct catalog_benchmark *b)
 {
 	yaml_node_pair_t *p;
-	yaml_node_t *k, *v, *cmd = NULL, *parser = NULL, *server = NULL;
-	const char *key;
-	int seen[CATALOG_NREQUIRED] = { 0 };
-	size_t i;
+	yaml_node_t	 *k, *v, *cmd = NULL, *parser = NULL, *server = NULL;
+	const char	 *key;
+	int		  seen[CATALOG_NREQUIRED] = { 0 };
+	size_t		  i;
 
 	b->iterations = CATALOG_ITERATIONS;
 	b->timeout = CATALOG_TIMEOUT;
@@ -588,7 +604,7 @@ catalog_root(struct catalog_ctx *ctx, yaml_node_t *root,
 	if (!catalog_is_map(ctx, root, "benchmark"))
 		return;
 	for (p = root->data.mapping.pairs.start;
-	    p < root->data.mapping.pairs.top; p++) {
+	     p < root->data.mapping.pairs.top; p++) {
 		k = yaml_document_get_node(ctx->doc, p->key);
 		v = yaml_document_get_node(ctx->doc, p->value);
 		if ((key = catalog_scalar(ctx, k, "benchmark")) == NULL)
@@ -645,20 +661,19 @@ catalog_terminate(struct catalog_benchmark *b)
 {
 	size_t i;
 
-	b->command = xreallocarray(b->command, b->ncommand + 1,
-	    sizeof (char *));
+	b->command = xreallocarray(b->command, b->ncommand + 1, sizeof(char *));
 	b->command[b->ncommand] = NULL;
-	b->install.build = xreallocarray(b->install.build, b->install.nbuild +
-	    1, sizeof (char *));
+	b->install.build = xreallocarray(b->install.build,
+	    b->install.nbuild + 1, sizeof(char *));
 	b->install.build[b->install.nbuild] = NULL;
 	if (b->server.command != NULL) {
 		b->server.command = xreallocarray(b->server.command,
-		    b->server.ncommand + 1, sizeof (char *));
+		    b->server.ncommand + 1, sizeof(char *));
 		b->server.command[b->server.ncommand] = NULL;
 	}
 	for (i = 0; i < b->nparams; i++) {
 		b->params[i].axis = xreallocarray(b->params[i].axis,
-		    b->params[i].naxis + 1, sizeof (char *));
+		    b->params[i].naxis + 1, sizeof(char *));
 		b->params[i].axis[b->params[i].naxis] = NULL;
 	}
 }
@@ -667,16 +682,16 @@ catalog_terminate(struct catalog_benchmark *b)
 static int
 catalog_read(struct catalog_ctx *ctx, FILE *f, struct catalog_benchmark *b)
 {
-	yaml_parser_t parser;
+	yaml_parser_t	parser;
 	yaml_document_t doc;
-	int before = ctx->nerrors;
+	int		before = ctx->nerrors;
 
 	yaml_parser_initialize(&parser);
 	yaml_parser_set_input_file(&parser, f);
 	if (!yaml_parser_load(&parser, &doc)) {
 		catalog_error_at(ctx, parser.problem_mark.line,
-		    parser.problem_mark.column, "%s", parser.problem ?
-		    parser.problem : "yaml error");
+		    parser.problem_mark.column, "%s",
+		    parser.problem ? parser.problem : "yaml error");
 		yaml_parser_delete(&parser);
 		return (ctx->nerrors - before);
 	}
@@ -690,12 +705,11 @@ catalog_read(struct catalog_ctx *ctx, FILE *f, struct catalog_benchmark *b)
 
 /* Adds the benchmark of one file to cat; errors go to ctx. */
 static void
-catalog_add_file(struct catalog *cat, struct catalog_ctx *ctx,
-    const char *path)
+catalog_add_file(struct catalog *cat, struct catalog_ctx *ctx, const char *path)
 {
 	const struct catalog_benchmark *first;
-	struct catalog_benchmark b;
-	FILE *f;
+	struct catalog_benchmark	b;
+	FILE			       *f;
 
 	memset(&b, 0, sizeof b);
 	ctx->path = path;
@@ -710,8 +724,10 @@ catalog_add_file(struct catalog *cat, struct catalog_ctx *ctx,
 	}
 	fclose(f);
 	if ((first = catalog_find(cat, b.name)) != NULL) {
-		catalog_error_at(ctx, 0, 0, "benchmark \"%s\": already "
-		    "defined in %s", b.name, first->path);
+		catalog_error_at(ctx, 0, 0,
+		    "benchmark \"%s\": already "
+		    "defined in %s",
+		    b.name, first->path);
 		catalog_benchmark_clear(&b);
 		return;
 	}
@@ -736,7 +752,7 @@ struct catalog *
 catalog_load_file(const char *path, char **cause)
 {
 	struct catalog_ctx ctx;
-	struct catalog *cat = xcalloc(1, sizeof *cat);
+	struct catalog	  *cat = xcalloc(1, sizeof *cat);
 
 	memset(&ctx, 0, sizeof ctx);
 	catalog_add_file(cat, &ctx, path);
@@ -758,10 +774,10 @@ struct catalog *
 catalog_load(const char *dir, char **cause)
 {
 	struct catalog_ctx ctx;
-	struct catalog *cat;
-	struct dirent **names;
-	char *path;
-	int n, i;
+	struct catalog	  *cat;
+	struct dirent	 **names;
+	char		  *path;
+	int		   n, i;
 
 	*cause = NULL;
 	if ((n = scandir(dir, &names, catalog_yaml_filter, alphasort)) < 0) {
@@ -833,11 +849,11 @@ catalog_argv_free(char **argv)
 
 /* What an expansion looks values up in, and the names that failed. */
 struct catalog_expand {
-	const struct catalog_benchmark	*b;
-	const struct catalog_setting	*settings;
-	size_t				 nsettings;
-	char				*unknown;	/* "\"a\", \"b\"" */
-	char				*missing;
+	const struct catalog_benchmark *b;
+	const struct catalog_setting   *settings;
+	size_t				nsettings;
+	char			       *unknown; /* "\"a\", \"b\"" */
+	char			       *missing;
 };
 
 /* Appends a quoted name to a list unless it is there already. */
@@ -860,9 +876,9 @@ catalog_note(char **list, const char *name)
 static const char *
 catalog_expand_cb(void *arg, const char *name)
 {
-	struct catalog_expand *ex = arg;
+	struct catalog_expand	   *ex = arg;
 	const struct catalog_param *prm;
-	size_t i;
+	size_t			    i;
 
 	if ((prm = catalog_param_find(ex->b, name)) == NULL) {
 		catalog_note(&ex->unknown, name);
@@ -902,10 +918,10 @@ catalog_expand_argv(const struct catalog_benchmark *b,
     char **cause)
 {
 	struct catalog_expand ex = { b, settings, nsettings, NULL, NULL };
-	const char *badset = NULL, *lone = NULL;
-	char **v;
-	size_t i;
-	int rc = -1;
+	const char	     *badset = NULL, *lone = NULL;
+	char		    **v;
+	size_t		      i;
+	int		      rc = -1;
 
 	*argv = NULL;
 	for (i = 0; i < nsettings && badset == NULL; i++) {
@@ -915,16 +931,18 @@ catalog_expand_argv(const struct catalog_benchmark *b,
 	v = xcalloc(b->ncommand + 1, sizeof *v);
 	for (i = 0; i < b->ncommand && badset == NULL; i++) {
 		if (catalog_template(b->command[i], &v[i], catalog_expand_cb,
-		    &ex) != 0) {
+			&ex) != 0) {
 			lone = b->command[i];
 			break;
 		}
 	}
 	if (badset != NULL || lone != NULL || ex.unknown != NULL ||
 	    ex.missing != NULL || b->ncommand == 0) {
-		*cause = b->ncommand == 0 ? xasprintf("benchmark \"%s\": no "
-		    "command", b->name) : catalog_expand_cause(b, &ex, badset,
-		    lone);
+		*cause = b->ncommand == 0
+		    ? xasprintf("benchmark \"%s\": no "
+				"command",
+			  b->name)
+		    : catalog_expand_cause(b, &ex, badset, lone);
 		catalog_argv_free(v);
 		goto out;
 	}

@@ -10,67 +10,71 @@
 #include <stddef.h>
 
 enum catalog_direction { CATALOG_HIGHER, CATALOG_LOWER };
-enum catalog_statistic { CATALOG_AMEAN, CATALOG_HMEAN, CATALOG_GMEAN,
-	CATALOG_MEDIAN };
+enum catalog_statistic {
+	CATALOG_AMEAN,
+	CATALOG_HMEAN,
+	CATALOG_GMEAN,
+	CATALOG_MEDIAN
+};
 
 struct catalog_param {
-	char	 *name;
-	char	 *def;		/* NULL: a job must give it */
-	char	**axis;		/* values a sweep goes through */
-	size_t	  naxis;
+	char  *name;
+	char  *def;  /* NULL: a job must give it */
+	char **axis; /* values a sweep goes through */
+	size_t naxis;
 };
 
 struct catalog_metric {
-	char			*name;
-	char			*unit;
-	enum catalog_direction	 direction;
-	enum catalog_statistic	 statistic;
-	char			*label;		/* row label, or NULL */
+	char		      *name;
+	char		      *unit;
+	enum catalog_direction direction;
+	enum catalog_statistic statistic;
+	char		      *label; /* row label, or NULL */
 };
 
 /* A Debian package, or a tarball in the local source mirror + build. */
 struct catalog_install {
-	char	 *package;	/* NULL when built from source */
-	char	 *source;	/* tarball name in the mirror directory */
-	char	**build;	/* shell commands run in the unpacked tree */
-	size_t	  nbuild;
+	char  *package; /* NULL when built from source */
+	char  *source;	/* tarball name in the mirror directory */
+	char **build;	/* shell commands run in the unpacked tree */
+	size_t nbuild;
 };
 
 /* A server the benchmark needs running on the host during its runs. */
 struct catalog_server {
-	char	**command;	/* argv template, "{param}"; NULL if none */
-	size_t	  ncommand;
-	unsigned  port;		/* TCP port it listens on; 0: not checked */
+	char   **command; /* argv template, "{param}"; NULL if none */
+	size_t	 ncommand;
+	unsigned port; /* TCP port it listens on; 0: not checked */
 };
 
 struct catalog_benchmark {
-	char			 *name;
-	char			 *description;
-	char			 *path;		/* the file it came from */
-	char			**command;	/* argv template, "{param}" */
-	size_t			  ncommand;
-	struct catalog_param	 *params;
-	size_t			  nparams;
-	unsigned		  iterations;
-	unsigned		  warmups;
-	unsigned		  timeout;	/* seconds per iteration */
-	struct catalog_install	  install;
-	struct catalog_server	  server;
-	char			 *parser;	/* a name in parse_parsers */
-	char			 *parser_args;	/* NULL if none */
-	struct catalog_metric	 *metrics;
-	size_t			  nmetrics;
+	char		      *name;
+	char		      *description;
+	char		      *path;	/* the file it came from */
+	char		     **command; /* argv template, "{param}" */
+	size_t		       ncommand;
+	struct catalog_param  *params;
+	size_t		       nparams;
+	unsigned	       iterations;
+	unsigned	       warmups;
+	unsigned	       timeout; /* seconds per iteration */
+	struct catalog_install install;
+	struct catalog_server  server;
+	char		      *parser;	    /* a name in parse_parsers */
+	char		      *parser_args; /* NULL if none */
+	struct catalog_metric *metrics;
+	size_t		       nmetrics;
 };
 
 struct catalog {
-	struct catalog_benchmark	*v;
-	size_t				 n;
+	struct catalog_benchmark *v;
+	size_t			  n;
 };
 
 /* A parameter value chosen by a job. */
 struct catalog_setting {
-	const char	*name;
-	const char	*value;
+	const char *name;
+	const char *value;
 };
 
 /*
@@ -78,17 +82,18 @@ struct catalog_setting {
  * NULL with *cause holding every error found, one per line, each as
  * "file:line:col: message". The caller frees with catalog_free().
  */
-struct catalog	*catalog_load(const char *dir, char **cause);
+struct catalog *catalog_load(const char *dir, char **cause);
 /* Loads one file into a catalog of one benchmark; same errors. */
-struct catalog	*catalog_load_file(const char *path, char **cause);
-void		 catalog_free(struct catalog *);
+struct catalog *catalog_load_file(const char *path, char **cause);
+void		catalog_free(struct catalog *);
 
 /* Returns the benchmark called name (owned by cat), or NULL. */
 const struct catalog_benchmark *catalog_find(const struct catalog *cat,
-		    const char *name);
+    const char							  *name);
 /* Returns the parameter called name of bench, or NULL. */
-const struct catalog_param *catalog_param_find(
-		    const struct catalog_benchmark *bench, const char *name);
+const struct catalog_param *catalog_param_find(const struct catalog_benchmark
+						   *bench,
+    const char					   *name);
 
 /*
  * Builds the argv of bench (NULL-terminated, caller frees with
@@ -97,12 +102,12 @@ const struct catalog_param *catalog_param_find(
  * Never goes through a shell. Returns 0, or -1 with *cause naming an
  * unknown setting or placeholder, or the params that have no value.
  */
-int		 catalog_expand_argv(const struct catalog_benchmark *bench,
-		    const struct catalog_setting *settings, size_t nsettings,
-		    char ***argv, char **cause);
-void		 catalog_argv_free(char **argv);
+int  catalog_expand_argv(const struct catalog_benchmark *bench,
+     const struct catalog_setting *settings, size_t nsettings, char ***argv,
+     char **cause);
+void catalog_argv_free(char **argv);
 
-const char	*catalog_direction_name(enum catalog_direction);
-const char	*catalog_statistic_name(enum catalog_statistic);
+const char *catalog_direction_name(enum catalog_direction);
+const char *catalog_statistic_name(enum catalog_statistic);
 
 #endif

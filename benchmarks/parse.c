@@ -5,28 +5,19 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/xmalloc.h"
 #include "benchmarks/parse.h"
+#include "common/xmalloc.h"
 
-#define PARSE_QUOTE_MAX	80
+#define PARSE_QUOTE_MAX 80
 
-const struct parse_parser parse_parsers[] = {
-	{ "hackbench", parse_hackbench },
-	{ "tbench", parse_tbench },
-	{ "schbench", parse_schbench },
-	{ "stream", parse_stream },
-	{ "netperf", parse_netperf },
-	{ "unixbench", parse_unixbench },
-	{ "kernbench", parse_kernbench },
-	{ "sysbench", parse_sysbench },
-	{ "stress-ng", parse_stressng },
-	{ "llama-batched-bench", parse_llama },
-	{ "ycsb", parse_ycsb },
-	{ "regex", parse_regex },
-	{ "keyvalue", parse_keyvalue },
-	{ "json", parse_json },
-	{ NULL, NULL }
-};
+const struct parse_parser parse_parsers[] = { { "hackbench", parse_hackbench },
+	{ "tbench", parse_tbench }, { "schbench", parse_schbench },
+	{ "stream", parse_stream }, { "netperf", parse_netperf },
+	{ "unixbench", parse_unixbench }, { "kernbench", parse_kernbench },
+	{ "sysbench", parse_sysbench }, { "stress-ng", parse_stressng },
+	{ "llama-batched-bench", parse_llama }, { "ycsb", parse_ycsb },
+	{ "regex", parse_regex }, { "keyvalue", parse_keyvalue },
+	{ "json", parse_json }, { NULL, NULL } };
 
 /* Returns the parser called name, or NULL. */
 const struct parse_parser *
@@ -64,7 +55,7 @@ parse_output(const char *parser, const char *args, const char *output,
     size_t len, struct parse_result *res, char **cause)
 {
 	const struct parse_parser *pp;
-	int rc = -1;
+	int			   rc = -1;
 
 	res->v = NULL;
 	res->n = 0;
@@ -93,8 +84,8 @@ out:
 
 /* Adds one metric to res. */
 void
-parse_result_add(struct parse_result *res, const char *name,
-    const char *unit, double value)
+parse_result_add(struct parse_result *res, const char *name, const char *unit,
+    double value)
 {
 	struct parse_metric *m;
 
@@ -121,7 +112,7 @@ int
 parse_lines_next(struct parse_lines *pl)
 {
 	const char *nl;
-	size_t n;
+	size_t	    n;
 
 	free(pl->line);
 	pl->line = NULL;
@@ -180,7 +171,7 @@ parse_number_len(const char *s)
 const char *
 parse_number(const char *s, double *v)
 {
-	char buf[64];
+	char   buf[64];
 	size_t n;
 	double d;
 
@@ -227,7 +218,7 @@ size_t
 parse_split(char *line, char **words, size_t max)
 {
 	size_t n = 0;
-	char *p = line;
+	char  *p = line;
 
 	while (n < max) {
 		while (*p == ' ' || *p == '\t')
@@ -247,7 +238,7 @@ parse_split(char *line, char **words, size_t max)
 char *
 parse_slug(const char *s, size_t len)
 {
-	char *out = xmalloc(len + 1);
+	char  *out = xmalloc(len + 1);
 	size_t i, o = 0;
 
 	for (i = 0; i < len; i++) {
@@ -266,8 +257,8 @@ parse_slug(const char *s, size_t len)
 static char *
 parse_quote(const char *s, size_t len)
 {
-	char *out = xmalloc(PARSE_QUOTE_MAX * 4 + 4);
-	size_t i, o = 0;
+	char	     *out = xmalloc(PARSE_QUOTE_MAX * 4 + 4);
+	size_t	      i, o = 0;
 	unsigned char c;
 
 	for (i = 0; i < len && i < PARSE_QUOTE_MAX; i++) {
@@ -296,8 +287,8 @@ char *
 parse_cause_nothing(const char *parser, const char *output, size_t len)
 {
 	const char *p = output, *end = output + len, *nl;
-	char *q, *cause;
-	size_t n;
+	char	   *q, *cause;
+	size_t	    n;
 
 	while (p < end) {
 		nl = memchr(p, '\n', (size_t)(end - p));
@@ -317,7 +308,8 @@ parse_cause_nothing(const char *parser, const char *output, size_t len)
 		    parser));
 	q = parse_quote(p, n);
 	cause = xasprintf("parser \"%s\": no metric: first line not "
-	    "understood: \"%s\"", parser, q);
+			  "understood: \"%s\"",
+	    parser, q);
 	free(q);
 	return (cause);
 }
@@ -330,8 +322,8 @@ parse_cause_line(const char *parser, size_t lineno, const char *line,
 	char *q, *cause;
 
 	q = parse_quote(line, strlen(line));
-	cause = xasprintf("parser \"%s\": line %zu: \"%s\": %s", parser,
-	    lineno, q, why);
+	cause = xasprintf("parser \"%s\": line %zu: \"%s\": %s", parser, lineno,
+	    q, why);
 	free(q);
 	return (cause);
 }

@@ -15,15 +15,15 @@
 #include <stddef.h>
 
 struct parse_metric {
-	char	*name;
-	char	*unit;		/* "s", "MB/s", "usec"...; never NULL */
-	double	 value;
+	char  *name;
+	char  *unit; /* "s", "MB/s", "usec"...; never NULL */
+	double value;
 };
 
 /* Owns v and every string in it; parse_result_clear() frees them. */
 struct parse_result {
-	struct parse_metric	*v;
-	size_t			 n;
+	struct parse_metric *v;
+	size_t		     n;
 };
 
 /*
@@ -34,8 +34,8 @@ typedef int parse_fn(const char *args, const char *output, size_t len,
     struct parse_result *res, char **cause);
 
 struct parse_parser {
-	const char	*name;
-	parse_fn	*fn;
+	const char *name;
+	parse_fn   *fn;
 };
 
 /* The parser table, ended by an entry with a NULL name. */
@@ -50,46 +50,45 @@ const struct parse_parser *parse_find(const char *name);
  * naming the parser and, when nothing was found, quoting the first line
  * it could not understand. res is empty after an error.
  */
-int	parse_output(const char *parser, const char *args, const char *output,
-	    size_t len, struct parse_result *res, char **cause);
+int parse_output(const char *parser, const char *args, const char *output,
+    size_t len, struct parse_result *res, char **cause);
 
 /* Frees the metrics of res and leaves it empty; res may be NULL. */
-void	parse_result_clear(struct parse_result *res);
+void parse_result_clear(struct parse_result *res);
 
 /* Helpers shared by the parser implementations (jobs/parse_*.c). */
 
 /* Walks the complete ('\n'-terminated) lines of an output. */
 struct parse_lines {
-	const char	*p;
-	const char	*end;
-	char		*line;		/* current line, no '\n' or '\r' */
-	size_t		 lineno;	/* 1-based number of the current line */
-	int		 complete;	/* output ends with a newline */
+	const char *p;
+	const char *end;
+	char	   *line;     /* current line, no '\n' or '\r' */
+	size_t	    lineno;   /* 1-based number of the current line */
+	int	    complete; /* output ends with a newline */
 };
 
-void	parse_lines_init(struct parse_lines *, const char *, size_t);
+void parse_lines_init(struct parse_lines *, const char *, size_t);
 /* Moves to the next complete line; returns 0 at the end. */
-int	parse_lines_next(struct parse_lines *);
-void	parse_lines_free(struct parse_lines *);
+int  parse_lines_next(struct parse_lines *);
+void parse_lines_free(struct parse_lines *);
 
-void	parse_result_add(struct parse_result *, const char *name,
-	    const char *unit, double value);
+void parse_result_add(struct parse_result *, const char *name, const char *unit,
+    double value);
 /* Reads a decimal number at s (after blanks); NULL if there is none. */
 const char *parse_number(const char *s, double *v);
 /* Like parse_number() but the number must be the whole word. */
 const char *parse_word_number(const char *s, double *v);
 /* Reads s, which must be one number with optional blanks; 0 or -1. */
-int	parse_whole_number(const char *s, double *v);
+int parse_whole_number(const char *s, double *v);
 /* Splits a copy of line into blank-separated words; returns the count. */
-size_t	parse_split(char *line, char **words, size_t max);
+size_t parse_split(char *line, char **words, size_t max);
 /* Lowercase name with runs of other characters made one '_'. */
-char	*parse_slug(const char *s, size_t len);
+char *parse_slug(const char *s, size_t len);
 /* The error for an output with no metric: names parser, quotes a line. */
-char	*parse_cause_nothing(const char *parser, const char *output,
-	    size_t len);
+char *parse_cause_nothing(const char *parser, const char *output, size_t len);
 /* An error about one line: `parser "x": line N: "text": why`. */
-char	*parse_cause_line(const char *parser, size_t lineno,
-	    const char *line, const char *why);
+char *parse_cause_line(const char *parser, size_t lineno, const char *line,
+    const char *why);
 
 parse_fn parse_hackbench;
 parse_fn parse_tbench;

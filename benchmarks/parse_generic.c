@@ -11,14 +11,14 @@
 
 #include <jansson.h>
 
-#include "common/xmalloc.h"
 #include "benchmarks/parse.h"
+#include "common/xmalloc.h"
 
 struct regex_spec {
-	char	*name;
-	char	*unit;
-	regex_t	 re;
-	int	 compiled;
+	char   *name;
+	char   *unit;
+	regex_t re;
+	int	compiled;
 };
 
 /* Splits "name[unit]=REGEX" and compiles REGEX. */
@@ -26,13 +26,14 @@ static int
 regex_spec_init(struct regex_spec *rs, const char *spec, char **cause)
 {
 	const char *eq = strchr(spec, '='), *br;
-	char buf[256];
-	int err;
+	char	    buf[256];
+	int	    err;
 
 	memset(rs, 0, sizeof *rs);
 	if (eq == NULL || eq == spec) {
 		*cause = xasprintf("parser \"regex\": \"%s\": expected "
-		    "name=REGEX", spec);
+				   "name=REGEX",
+		    spec);
 		return (-1);
 	}
 	br = memchr(spec, '[', (size_t)(eq - spec));
@@ -45,14 +46,15 @@ regex_spec_init(struct regex_spec *rs, const char *spec, char **cause)
 	}
 	if ((err = regcomp(&rs->re, eq + 1, REG_EXTENDED)) != 0) {
 		regerror(err, &rs->re, buf, sizeof buf);
-		*cause = xasprintf("parser \"regex\": \"%s\": %s", rs->name,
-		    buf);
+		*cause =
+		    xasprintf("parser \"regex\": \"%s\": %s", rs->name, buf);
 		return (-1);
 	}
 	rs->compiled = 1;
 	if (rs->re.re_nsub < 1) {
 		*cause = xasprintf("parser \"regex\": \"%s\": no "
-		    "subexpression to take the number from", rs->name);
+				   "subexpression to take the number from",
+		    rs->name);
 		return (-1);
 	}
 	return (0);
@@ -74,14 +76,14 @@ regex_apply(struct regex_spec *rs, const struct parse_lines *pl,
     struct parse_result *res, char **cause)
 {
 	regmatch_t m[2];
-	char *text;
-	double v;
-	int rc;
+	char	  *text;
+	double	   v;
+	int	   rc;
 
 	if (regexec(&rs->re, pl->line, 2, m, 0) != 0 || m[1].rm_so < 0)
 		return (0);
-	text = xstrndup(pl->line + m[1].rm_so,
-	    (size_t)(m[1].rm_eo - m[1].rm_so));
+	text =
+	    xstrndup(pl->line + m[1].rm_so, (size_t)(m[1].rm_eo - m[1].rm_so));
 	if ((rc = parse_whole_number(text, &v)) == 0)
 		parse_result_add(res, rs->name, rs->unit, v);
 	else
@@ -93,8 +95,7 @@ regex_apply(struct regex_spec *rs, const struct parse_lines *pl,
 
 /* Compiles the specs of args, one per line; returns how many or -1. */
 static int
-regex_specs(const char *args, struct regex_spec **out, size_t *n,
-    char **cause)
+regex_specs(const char *args, struct regex_spec **out, size_t *n, char **cause)
 {
 	char *copy, *line, *save = NULL;
 
@@ -106,7 +107,7 @@ regex_specs(const char *args, struct regex_spec **out, size_t *n,
 	}
 	copy = xstrdup(args);
 	for (line = strtok_r(copy, "\n", &save); line != NULL;
-	    line = strtok_r(NULL, "\n", &save)) {
+	     line = strtok_r(NULL, "\n", &save)) {
 		*out = xreallocarray(*out, *n + 1, sizeof **out);
 		if (regex_spec_init(&(*out)[(*n)++], line, cause) != 0) {
 			free(copy);
@@ -124,8 +125,8 @@ parse_regex(const char *args, const char *output, size_t len,
 {
 	struct regex_spec *specs;
 	struct parse_lines pl;
-	size_t n, i;
-	int rc = -1;
+	size_t		   n, i;
+	int		   rc = -1;
 
 	parse_lines_init(&pl, output, len);
 	if (regex_specs(args, &specs, &n, cause) != 0)
@@ -149,7 +150,7 @@ out:
 static char *
 keyvalue_key(const char *s, size_t len)
 {
-	char *key;
+	char  *key;
 	size_t i;
 
 	while (len > 0 && isspace((unsigned char)*s)) {
@@ -179,9 +180,9 @@ parse_keyvalue(const char *args, const char *output, size_t len,
     struct parse_result *res, char **cause)
 {
 	struct parse_lines pl;
-	char *key;
-	size_t k;
-	double v;
+	char		  *key;
+	size_t		   k;
+	double		   v;
 
 	parse_lines_init(&pl, output, len);
 	while (parse_lines_next(&pl)) {
@@ -202,12 +203,12 @@ parse_keyvalue(const char *args, const char *output, size_t len,
 static json_t *
 json_path(json_t *root, const char *path)
 {
-	char *copy = xstrdup(path), *seg, *save = NULL, *end;
-	json_t *j = root;
+	char	     *copy = xstrdup(path), *seg, *save = NULL, *end;
+	json_t	     *j = root;
 	unsigned long idx;
 
 	for (seg = strtok_r(copy, ".", &save); seg != NULL && j != NULL;
-	    seg = strtok_r(NULL, ".", &save)) {
+	     seg = strtok_r(NULL, ".", &save)) {
 		if (json_is_array(j)) {
 			idx = strtoul(seg, &end, 10);
 			j = *end == '\0' ? json_array_get(j, idx) : NULL;
@@ -223,12 +224,12 @@ static int
 json_paths(json_t *root, const char *args, struct parse_result *res,
     char **cause)
 {
-	char *copy = xstrdup(args), *path, *save = NULL;
+	char   *copy = xstrdup(args), *path, *save = NULL;
 	json_t *j;
-	int rc = 0;
+	int	rc = 0;
 
 	for (path = strtok_r(copy, " \t\n,", &save); path != NULL;
-	    path = strtok_r(NULL, " \t\n,", &save)) {
+	     path = strtok_r(NULL, " \t\n,", &save)) {
 		j = json_path(root, path);
 		if (!json_is_number(j)) {
 			*cause = xasprintf("parser \"json\": path \"%s\": %s",
@@ -248,13 +249,13 @@ parse_json(const char *args, const char *output, size_t len,
     struct parse_result *res, char **cause)
 {
 	json_error_t err;
-	json_t *root, *v;
-	const char *key;
-	int rc = -1;
+	json_t	    *root, *v;
+	const char  *key;
+	int	     rc = -1;
 
 	if ((root = json_loadb(output, len, 0, &err)) == NULL) {
-		*cause = xasprintf("parser \"json\": line %d:%d: %s",
-		    err.line, err.column, err.text);
+		*cause = xasprintf("parser \"json\": line %d:%d: %s", err.line,
+		    err.column, err.text);
 		return (-1);
 	}
 	if (args != NULL && args[strspn(args, " \t\n,")] != '\0') {
@@ -265,7 +266,8 @@ parse_json(const char *args, const char *output, size_t len,
 		*cause = xstrdup("parser \"json\": not an object");
 		goto out;
 	}
-	json_object_foreach(root, key, v) {
+	json_object_foreach(root, key, v)
+	{
 		if (json_is_number(v))
 			parse_result_add(res, key, "", json_number_value(v));
 	}

@@ -2,8 +2,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/xmalloc.h"
 #include "benchmarks/parse.h"
+#include "common/xmalloc.h"
 
 /* Takes every "Time: N" line as one time sample in seconds. */
 int
@@ -11,9 +11,9 @@ parse_hackbench(const char *args, const char *output, size_t len,
     struct parse_result *res, char **cause)
 {
 	struct parse_lines pl;
-	const char *s, *e;
-	double v;
-	int rc = -1;
+	const char	  *s, *e;
+	double		   v;
+	int		   rc = -1;
 
 	parse_lines_init(&pl, output, len);
 	while (parse_lines_next(&pl)) {

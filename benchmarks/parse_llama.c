@@ -9,25 +9,25 @@
 
 #include <jansson.h>
 
-#include "common/xmalloc.h"
 #include "benchmarks/parse.h"
+#include "common/xmalloc.h"
 
-#define LLAMA_COLS	16
+#define LLAMA_COLS 16
 
 /* The speed columns and their metric names. */
 static const char *llama_heads[] = { "S_PP t/s", "S_TG t/s", "S t/s" };
 static const char *llama_names[] = { "speed_pp", "speed_tg", "speed_total" };
 
 struct llama_table {
-	int	pp, tg, pl;		/* column of each key; -1 if absent */
-	int	speed[3];
+	int pp, tg, pl; /* column of each key; -1 if absent */
+	int speed[3];
 };
 
 /* Splits "| a | b |" into trimmed cells; returns the count or 0. */
 static size_t
 llama_cells(char *line, char **cells, size_t max)
 {
-	char *p = line + strspn(line, " "), *bar;
+	char  *p = line + strspn(line, " "), *bar;
 	size_t n = 0, l;
 
 	if (*p != '|')
@@ -50,7 +50,7 @@ llama_add(double pp, double tg, double pl, const double *speed,
     struct parse_result *res)
 {
 	char *name;
-	int i;
+	int   i;
 
 	for (i = 0; i < 3; i++) {
 		name = xasprintf("%s_pp%.0f_tg%.0f_pl%.0f", llama_names[i], pp,
@@ -64,7 +64,7 @@ llama_add(double pp, double tg, double pl, const double *speed,
 static void
 llama_row(struct llama_table *t, char *line, struct parse_result *res)
 {
-	char *c[LLAMA_COLS];
+	char  *c[LLAMA_COLS];
 	size_t n, i;
 	double v[LLAMA_COLS];
 
@@ -76,12 +76,15 @@ llama_row(struct llama_table *t, char *line, struct parse_result *res)
 			t->pp = strcmp(c[i], "PP") == 0 ? (int)i : t->pp;
 			t->tg = strcmp(c[i], "TG") == 0 ? (int)i : t->tg;
 			t->pl = strcmp(c[i], "B") == 0 ? (int)i : t->pl;
-			t->speed[0] = strcmp(c[i], llama_heads[0]) == 0 ?
-			    (int)i : t->speed[0];
-			t->speed[1] = strcmp(c[i], llama_heads[1]) == 0 ?
-			    (int)i : t->speed[1];
-			t->speed[2] = strcmp(c[i], llama_heads[2]) == 0 ?
-			    (int)i : t->speed[2];
+			t->speed[0] = strcmp(c[i], llama_heads[0]) == 0
+			    ? (int)i
+			    : t->speed[0];
+			t->speed[1] = strcmp(c[i], llama_heads[1]) == 0
+			    ? (int)i
+			    : t->speed[1];
+			t->speed[2] = strcmp(c[i], llama_heads[2]) == 0
+			    ? (int)i
+			    : t->speed[2];
 		}
 		return;
 	}
@@ -96,19 +99,19 @@ llama_row(struct llama_table *t, char *line, struct parse_result *res)
 	    (size_t)t->speed[1] >= n || (size_t)t->pp >= n ||
 	    (size_t)t->tg >= n || (size_t)t->pl >= n)
 		return;
-	llama_add(v[t->pp], v[t->tg], v[t->pl], (double[]){ v[t->speed[0]],
-	    v[t->speed[1]], v[t->speed[2]] }, res);
+	llama_add(v[t->pp], v[t->tg], v[t->pl],
+	    (double[]){ v[t->speed[0]], v[t->speed[1]], v[t->speed[2]] }, res);
 }
 
 /* One jsonl object with pp, tg, pl and the three speeds. */
 static void
 llama_json(const char *line, struct parse_result *res)
 {
-	static const char *keys[] = { "pp", "tg", "pl", "speed_pp",
-	    "speed_tg", "speed" };
-	json_t *o, *j;
-	double v[6];
-	size_t i;
+	static const char *keys[] = { "pp", "tg", "pl", "speed_pp", "speed_tg",
+		"speed" };
+	json_t		  *o, *j;
+	double		   v[6];
+	size_t		   i;
 
 	if ((o = json_loads(line, 0, NULL)) == NULL)
 		return;

@@ -8,30 +8,42 @@
 #include <string.h>
 #include <strings.h>
 
-#include "common/xmalloc.h"
 #include "benchmarks/parse.h"
+#include "common/xmalloc.h"
 
-#define NETPERF_WORDS	32
+#define NETPERF_WORDS 32
 
-enum netperf_kind { NETPERF_NONE, NETPERF_STREAM, NETPERF_UDP_STREAM,
-	NETPERF_RR };
-enum netperf_want { NETPERF_BANNER, NETPERF_UNITS, NETPERF_ROW,
-	NETPERF_UDP_RECV };
+enum netperf_kind {
+	NETPERF_NONE,
+	NETPERF_STREAM,
+	NETPERF_UDP_STREAM,
+	NETPERF_RR
+};
+enum netperf_want {
+	NETPERF_BANNER,
+	NETPERF_UNITS,
+	NETPERF_ROW,
+	NETPERF_UDP_RECV
+};
 
 struct netperf_state {
-	enum netperf_kind	 kind;
-	enum netperf_want	 want;
-	size_t			 col;	/* the result's word in a row */
-	const char		*unit;
+	enum netperf_kind kind;
+	enum netperf_want want;
+	size_t		  col; /* the result's word in a row */
+	const char	 *unit;
 };
 
 static const struct {
-	const char	*label;
-	const char	*unit;
+	const char *label;
+	const char *unit;
 } netperf_units[] = {
-	{ "10^0bits", "bit/s" }, { "10^3bits", "kbit/s" },
-	{ "10^6bits", "Mbit/s" }, { "10^9bits", "Gbit/s" },
-	{ "KBytes", "KiB/s" }, { "MBytes", "MiB/s" }, { "GBytes", "GiB/s" },
+	{ "10^0bits", "bit/s" },
+	{ "10^3bits", "kbit/s" },
+	{ "10^6bits", "Mbit/s" },
+	{ "10^9bits", "Gbit/s" },
+	{ "KBytes", "KiB/s" },
+	{ "MBytes", "MiB/s" },
+	{ "GBytes", "GiB/s" },
 };
 
 /* Recognises a test banner and the kind of result it announces. */
@@ -53,7 +65,7 @@ netperf_banner(const char *line)
 static int
 netperf_units_row(struct netperf_state *st, char *line)
 {
-	char *w[NETPERF_WORDS];
+	char  *w[NETPERF_WORDS];
 	size_t n, i, u;
 
 	n = parse_split(line, w, NETPERF_WORDS);
@@ -65,10 +77,11 @@ netperf_units_row(struct netperf_state *st, char *line)
 			st->unit = "trans/s";
 			return (1);
 		}
-		for (u = 0; st->kind != NETPERF_RR && u <
-		    sizeof netperf_units / sizeof netperf_units[0]; u++) {
+		for (u = 0; st->kind != NETPERF_RR &&
+		     u < sizeof netperf_units / sizeof netperf_units[0];
+		     u++) {
 			if (strncmp(w[i], netperf_units[u].label,
-			    strlen(netperf_units[u].label)) == 0 &&
+				strlen(netperf_units[u].label)) == 0 &&
 			    w[i][strlen(netperf_units[u].label)] == '/') {
 				st->col = i;
 				st->unit = netperf_units[u].unit;
@@ -83,7 +96,7 @@ netperf_units_row(struct netperf_state *st, char *line)
 static int
 netperf_row(char *line, size_t col, double *v)
 {
-	char *w[NETPERF_WORDS];
+	char  *w[NETPERF_WORDS];
 	size_t n, i;
 	double d;
 
@@ -101,8 +114,7 @@ netperf_row(char *line, size_t col, double *v)
 
 /* Takes the result row that follows a units row. */
 static void
-netperf_result(struct netperf_state *st, char *line,
-    struct parse_result *res)
+netperf_result(struct netperf_state *st, char *line, struct parse_result *res)
 {
 	double v;
 
@@ -131,7 +143,7 @@ static void
 netperf_line(struct netperf_state *st, char *line, struct parse_result *res)
 {
 	enum netperf_kind kind;
-	int rc;
+	int		  rc;
 
 	if ((kind = netperf_banner(line)) != NETPERF_NONE) {
 		st->kind = kind;
@@ -155,7 +167,7 @@ parse_netperf(const char *args, const char *output, size_t len,
     struct parse_result *res, char **cause)
 {
 	struct netperf_state st;
-	struct parse_lines pl;
+	struct parse_lines   pl;
 
 	memset(&st, 0, sizeof st);
 	parse_lines_init(&pl, output, len);

@@ -8,24 +8,28 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/xmalloc.h"
 #include "benchmarks/parse.h"
+#include "common/xmalloc.h"
 
-enum schbench_kind { SCHBENCH_WAKEUP, SCHBENCH_REQUEST, SCHBENCH_RPS,
-	SCHBENCH_NKINDS };
+enum schbench_kind {
+	SCHBENCH_WAKEUP,
+	SCHBENCH_REQUEST,
+	SCHBENCH_RPS,
+	SCHBENCH_NKINDS
+};
 
 static const char *schbench_prefix[] = { "wakeup", "request", "rps" };
 static const char *schbench_unit[] = { "usec", "usec", "rps" };
 
 struct schbench_state {
-	struct parse_result	 done[SCHBENCH_NKINDS];	/* last full block */
-	double			 runtime[SCHBENCH_NKINDS];
-	int			 have_rps;
-	double			 rps;
-	int			 in_block;		/* reading a block */
-	enum schbench_kind	 kind;
-	double			 cur_runtime;
-	struct parse_result	 cur;
+	struct parse_result done[SCHBENCH_NKINDS]; /* last full block */
+	double		    runtime[SCHBENCH_NKINDS];
+	int		    have_rps;
+	double		    rps;
+	int		    in_block; /* reading a block */
+	enum schbench_kind  kind;
+	double		    cur_runtime;
+	struct parse_result cur;
 };
 
 /* Drops the run in progress. */
@@ -46,8 +50,8 @@ static void
 schbench_close(struct schbench_state *st, struct parse_result *res)
 {
 	struct parse_metric *m;
-	size_t i;
-	int k;
+	size_t		     i;
+	int		     k;
 
 	for (k = 0; k < SCHBENCH_NKINDS; k++) {
 		for (i = 0; i < st->done[k].n; i++) {
@@ -62,8 +66,7 @@ schbench_close(struct schbench_state *st, struct parse_result *res)
 
 /* Recognises a block heading; sets kind and runtime (-1 if none). */
 static int
-schbench_heading(const char *line, enum schbench_kind *kind,
-    double *runtime)
+schbench_heading(const char *line, enum schbench_kind *kind, double *runtime)
 {
 	const char *p;
 
@@ -93,8 +96,9 @@ schbench_start(struct schbench_state *st, enum schbench_kind kind,
 	for (k = 0; k < SCHBENCH_NKINDS; k++)
 		any |= st->done[k].n > 0;
 	/* no runtime: each block is a run; a smaller runtime: a new run */
-	if (any && (runtime < 0 ||
-	    (st->done[kind].n > 0 && st->runtime[kind] > runtime)))
+	if (any &&
+	    (runtime < 0 ||
+		(st->done[kind].n > 0 && st->runtime[kind] > runtime)))
 		schbench_close(st, res);
 	parse_result_clear(&st->cur);
 	st->in_block = 1;
@@ -108,8 +112,8 @@ schbench_percentile(struct schbench_state *st, const char *line)
 {
 	const char *p = line + strspn(line, " \t*");
 	const char *e, *v;
-	double pct, val;
-	char *slug, *name;
+	double	    pct, val;
+	char	   *slug, *name;
 
 	if ((e = parse_number(p, &pct)) == NULL || strncmp(e, "th:", 3) != 0)
 		return (0);
@@ -134,11 +138,12 @@ schbench_minmax(struct schbench_state *st, const char *line)
 {
 	const char *p = line + strspn(line, " \t");
 	const char *e;
-	double lo, hi;
-	char *name;
+	double	    lo, hi;
+	char	   *name;
 
-	if (strncmp(p, "min=", 4) != 0 || (e = parse_number(p + 4, &lo)) ==
-	    NULL || strncmp(e, ", max=", 6) != 0 ||
+	if (strncmp(p, "min=", 4) != 0 ||
+	    (e = parse_number(p + 4, &lo)) == NULL ||
+	    strncmp(e, ", max=", 6) != 0 ||
 	    parse_word_number(e + 6, &hi) == NULL)
 		return (0);
 	name = xasprintf("%s_min", schbench_prefix[st->kind]);
@@ -182,7 +187,7 @@ schbench_line(struct schbench_state *st, const char *line,
     struct parse_result *res)
 {
 	enum schbench_kind kind;
-	double runtime;
+	double		   runtime;
 
 	if (schbench_heading(line, &kind, &runtime))
 		schbench_start(st, kind, runtime, res);
@@ -202,8 +207,8 @@ parse_schbench(const char *args, const char *output, size_t len,
     struct parse_result *res, char **cause)
 {
 	struct schbench_state st;
-	struct parse_lines pl;
-	int k;
+	struct parse_lines    pl;
+	int		      k;
 
 	memset(&st, 0, sizeof st);
 	schbench_drop(&st);

@@ -2,8 +2,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/xmalloc.h"
 #include "benchmarks/parse.h"
+#include "common/xmalloc.h"
 
 static const char *stream_rows[] = { "Copy:", "Scale:", "Add:", "Triad:" };
 static const char *stream_names[] = { "copy", "scale", "add", "triad" };
@@ -14,10 +14,10 @@ parse_stream(const char *args, const char *output, size_t len,
     struct parse_result *res, char **cause)
 {
 	struct parse_lines pl;
-	char *w[8];
-	size_t i, n;
-	double v, t;
-	int rc = -1;
+	char		  *w[8];
+	size_t		   i, n;
+	double		   v, t;
+	int		   rc = -1;
 
 	parse_lines_init(&pl, output, len);
 	while (parse_lines_next(&pl)) {

@@ -6,15 +6,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/xmalloc.h"
 #include "benchmarks/parse.h"
+#include "common/xmalloc.h"
 
-#define SYSBENCH_WORDS	16
+#define SYSBENCH_WORDS 16
 
 static const struct {
-	const char	*label;
-	const char	*name;
-	const char	*unit;
+	const char *label;
+	const char *name;
+	const char *unit;
 } sysbench_fields[] = {
 	{ "events per second:", "events_per_second", "events/s" },
 	{ "total time:", "total_time", "s" },
@@ -27,11 +27,10 @@ sysbench_field(const char *p, const char *label, const char *name,
     const char *unit, struct parse_result *res)
 {
 	const char *e;
-	size_t l = strlen(label);
-	double v;
+	size_t	    l = strlen(label);
+	double	    v;
 
-	if (strncmp(p, label, l) != 0 || (e = parse_number(p + l, &v)) ==
-	    NULL)
+	if (strncmp(p, label, l) != 0 || (e = parse_number(p + l, &v)) == NULL)
 		return (0);
 	if (strcmp(unit, "s") == 0 && *e == 's')
 		e++;
@@ -46,15 +45,15 @@ static int
 sysbench_latency(const char *p, struct parse_result *res)
 {
 	const char *colon = strchr(p, ':');
-	char *slug, *name;
-	double pct;
+	char	   *slug, *name;
+	double	    pct;
 	const char *e;
-	int ok;
+	int	    ok;
 
 	if (colon == NULL)
 		return (0);
-	if ((e = parse_number(p, &pct)) != NULL && strncmp(e, "th percentile",
-	    13) == 0) {
+	if ((e = parse_number(p, &pct)) != NULL &&
+	    strncmp(e, "th percentile", 13) == 0) {
 		slug = parse_slug(p, (size_t)(e - p));
 		name = xasprintf("latency_p%s", slug);
 	} else {
@@ -74,9 +73,9 @@ parse_sysbench(const char *args, const char *output, size_t len,
     struct parse_result *res, char **cause)
 {
 	struct parse_lines pl;
-	const char *p;
-	size_t i;
-	int in_latency = 0;
+	const char	  *p;
+	size_t		   i;
+	int		   in_latency = 0;
 
 	parse_lines_init(&pl, output, len);
 	while (parse_lines_next(&pl)) {
@@ -85,8 +84,9 @@ parse_sysbench(const char *args, const char *output, size_t len,
 			in_latency = strcmp(p, "Latency (ms):") == 0;
 		else if (in_latency)
 			sysbench_latency(p, res);
-		for (i = 0; i < sizeof sysbench_fields /
-		    sizeof sysbench_fields[0]; i++)
+		for (i = 0;
+		     i < sizeof sysbench_fields / sizeof sysbench_fields[0];
+		     i++)
 			sysbench_field(p, sysbench_fields[i].label,
 			    sysbench_fields[i].name, sysbench_fields[i].unit,
 			    res);
@@ -113,7 +113,7 @@ stressng_strip(char *line)
 static void
 stressng_row(char *p, struct parse_result *res)
 {
-	char *w[SYSBENCH_WORDS], *name;
+	char  *w[SYSBENCH_WORDS], *name;
 	double v[6];
 	size_t n, i;
 
@@ -141,8 +141,8 @@ parse_stressng(const char *args, const char *output, size_t len,
     struct parse_result *res, char **cause)
 {
 	struct parse_lines pl;
-	char *p;
-	int in_table = 0;
+	char		  *p;
+	int		   in_table = 0;
 
 	parse_lines_init(&pl, output, len);
 	while (parse_lines_next(&pl)) {

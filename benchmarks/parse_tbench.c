@@ -2,15 +2,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/xmalloc.h"
 #include "benchmarks/parse.h"
+#include "common/xmalloc.h"
 
 /* Reads "max_latency=N ms" from the rest of a throughput line. */
 static void
 parse_tbench_latency(const char *s, struct parse_result *res)
 {
 	const char *p, *e;
-	double v;
+	double	    v;
 
 	if ((p = strstr(s, "max_latency=")) == NULL)
 		return;
@@ -25,9 +25,9 @@ parse_tbench(const char *args, const char *output, size_t len,
     struct parse_result *res, char **cause)
 {
 	struct parse_lines pl;
-	const char *e;
-	double v;
-	int rc = -1;
+	const char	  *e;
+	double		   v;
+	int		   rc = -1;
 
 	parse_lines_init(&pl, output, len);
 	while (parse_lines_next(&pl)) {
@@ -35,8 +35,8 @@ parse_tbench(const char *args, const char *output, size_t len,
 			continue;
 		e = parse_word_number(pl.line + 11, &v);
 		if (e == NULL || strncmp(e, " MB/sec", 7) != 0) {
-			*cause = parse_cause_line("tbench", pl.lineno,
-			    pl.line, "no throughput in MB/sec");
+			*cause = parse_cause_line("tbench", pl.lineno, pl.line,
+			    "no throughput in MB/sec");
 			goto out;
 		}
 		parse_result_add(res, "throughput", "MB/s", v);

@@ -6,18 +6,18 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/xmalloc.h"
 #include "benchmarks/parse.h"
+#include "common/xmalloc.h"
 
-#define TIME_WORDS	16
+#define TIME_WORDS 16
 
 /* Reads "1.5", "1.5s", "0m1.5s", "1h2m3s", "1:02.5" or "1:02:03" whole. */
 static int
 time_duration(const char *s, double *secs)
 {
 	const char *e;
-	double v, total = 0, colon = 0;
-	int ncolon = 0;
+	double	    v, total = 0, colon = 0;
+	int	    ncolon = 0;
 
 	for (;;) {
 		if ((e = parse_number(s, &v)) == NULL || v < 0 || *s == '-' ||
@@ -26,15 +26,16 @@ time_duration(const char *s, double *secs)
 		if (*e == 'h' || *e == 'm' || *e == 's') {
 			total += v * (*e == 'h' ? 3600 : *e == 'm' ? 60 : 1);
 			if (*e == 's')
-				return (e[1] == '\0' && ncolon == 0 ?
-				    (*secs = total, 0) : -1);
+				return (e[1] == '\0' && ncolon == 0
+					? (*secs = total, 0)
+					: -1);
 		} else if (*e == ':') {
 			colon = colon * 60 + v;
 			ncolon++;
 		} else if (*e == '\0') {
 			*secs = ncolon > 0 ? colon * 60 + v : total + v;
-			return (ncolon > 2 || (ncolon > 0 && total > 0) ?
-			    -1 : 0);
+			return (
+			    ncolon > 2 || (ncolon > 0 && total > 0) ? -1 : 0);
 		} else
 			return (-1);
 		s = e + 1;
@@ -46,7 +47,7 @@ static int
 time_gnu_default(char **w, size_t n, struct parse_result *res)
 {
 	double u, s, r;
-	char *e;
+	char  *e;
 
 	if (n < 3 || (e = strstr(w[0], "user")) == NULL || strcmp(e, "user"))
 		return (0);
@@ -67,9 +68,9 @@ time_gnu_default(char **w, size_t n, struct parse_result *res)
 }
 
 static const struct {
-	const char	*label;		/* text before the value */
-	const char	*name;
-	const char	*unit;
+	const char *label; /* text before the value */
+	const char *name;
+	const char *unit;
 } time_verbose[] = {
 	{ "Elapsed (wall clock) time (h:mm:ss or m:ss):", "real", "s" },
 	{ "User time (seconds):", "user", "s" },
@@ -82,8 +83,8 @@ static int
 time_gnu_verbose(const char *line, struct parse_result *res)
 {
 	const char *p = line + strspn(line, " \t");
-	size_t i, l;
-	double v;
+	size_t	    i, l;
+	double	    v;
 
 	for (i = 0; i < sizeof time_verbose / sizeof time_verbose[0]; i++) {
 		l = strlen(time_verbose[i].label);
@@ -104,15 +105,16 @@ static int
 time_labelled(char **w, size_t n, struct parse_result *res)
 {
 	static const char *labels[] = { "real", "user", "sys", "runtime" };
-	size_t i, l;
-	double v;
+	size_t		   i, l;
+	double		   v;
 
 	if (n != 2)
 		return (0);
 	for (i = 0; i < 4; i++) {
 		l = strlen(labels[i]);
-		if (strncmp(w[0], labels[i], l) == 0 && (w[0][l] == '\0' ||
-		    (w[0][l] == ':' && w[0][l + 1] == '\0')))
+		if (strncmp(w[0], labels[i], l) == 0 &&
+		    (w[0][l] == '\0' ||
+			(w[0][l] == ':' && w[0][l + 1] == '\0')))
 			break;
 	}
 	if (i == 4 || time_duration(w[1], &v) != 0)
@@ -127,8 +129,8 @@ parse_kernbench(const char *args, const char *output, size_t len,
     struct parse_result *res, char **cause)
 {
 	struct parse_lines pl;
-	char *copy, *w[TIME_WORDS];
-	size_t n;
+	char		  *copy, *w[TIME_WORDS];
+	size_t		   n;
 
 	parse_lines_init(&pl, output, len);
 	while (parse_lines_next(&pl)) {

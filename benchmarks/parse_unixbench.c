@@ -6,14 +6,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/xmalloc.h"
 #include "benchmarks/parse.h"
+#include "common/xmalloc.h"
 
-#define UNIXBENCH_WORDS	32
+#define UNIXBENCH_WORDS 32
 
 struct unixbench_state {
-	int	copies;		/* of the current Benchmark Run; 0 unknown */
-	int	in_index;	/* inside an index table */
+	int copies;   /* of the current Benchmark Run; 0 unknown */
+	int in_index; /* inside an index table */
 };
 
 /* Adds a metric named after the words, with the copies suffix. */
@@ -38,7 +38,7 @@ static int
 unixbench_result(struct unixbench_state *st, char *line,
     struct parse_result *res)
 {
-	char *open, *w[UNIXBENCH_WORDS];
+	char  *open, *w[UNIXBENCH_WORDS];
 	size_t n, l;
 	double v;
 
@@ -60,7 +60,7 @@ static int
 unixbench_index_row(struct unixbench_state *st, char *line,
     struct parse_result *res)
 {
-	char *w[UNIXBENCH_WORDS];
+	char  *w[UNIXBENCH_WORDS];
 	size_t n, i;
 	double v[3];
 
@@ -71,8 +71,8 @@ unixbench_index_row(struct unixbench_state *st, char *line,
 		if (parse_word_number(w[n - 3 + i], &v[i]) == NULL)
 			return (0);
 	}
-	unixbench_add(st, line, (size_t)(w[n - 3] - line), "_index",
-	    "index", v[2], res);
+	unixbench_add(st, line, (size_t)(w[n - 3] - line), "_index", "index",
+	    v[2], res);
 	return (1);
 }
 
@@ -81,7 +81,7 @@ static int
 unixbench_score(struct unixbench_state *st, char *line,
     struct parse_result *res)
 {
-	char *w[UNIXBENCH_WORDS];
+	char  *w[UNIXBENCH_WORDS];
 	size_t n;
 	double v;
 
@@ -90,15 +90,13 @@ unixbench_score(struct unixbench_state *st, char *line,
 	n = parse_split(line, w, UNIXBENCH_WORDS);
 	if (n < 2 || parse_word_number(w[n - 1], &v) == NULL)
 		return (0);
-	unixbench_add(st, line, (size_t)(w[n - 1] - line), "", "index", v,
-	    res);
+	unixbench_add(st, line, (size_t)(w[n - 1] - line), "", "index", v, res);
 	return (1);
 }
 
 /* Handles one line of UnixBench output. */
 static void
-unixbench_line(struct unixbench_state *st, char *line,
-    struct parse_result *res)
+unixbench_line(struct unixbench_state *st, char *line, struct parse_result *res)
 {
 	const char *p;
 
@@ -126,7 +124,7 @@ parse_unixbench(const char *args, const char *output, size_t len,
     struct parse_result *res, char **cause)
 {
 	struct unixbench_state st;
-	struct parse_lines pl;
+	struct parse_lines     pl;
 
 	memset(&st, 0, sizeof st);
 	parse_lines_init(&pl, output, len);

@@ -2,17 +2,17 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/xmalloc.h"
 #include "benchmarks/parse.h"
+#include "common/xmalloc.h"
 
 /* Names a measurement: "AverageLatency(us)" -> "latency_avg", "us". */
 static char *
 ycsb_name(const char *field, size_t flen, char **unit)
 {
 	const char *open = memchr(field, '(', flen);
-	double pct;
+	double	    pct;
 	const char *e;
-	char *slug, *name;
+	char	   *slug, *name;
 
 	if (open == NULL || field[flen - 1] != ')')
 		return (NULL);
@@ -44,8 +44,8 @@ static void
 ycsb_line(const char *line, struct parse_result *res)
 {
 	const char *close, *field, *comma;
-	char *sect, *name, *unit = NULL, *full;
-	double v;
+	char	   *sect, *name, *unit = NULL, *full;
+	double	    v;
 
 	if (line[0] != '[' || (close = strstr(line, "], ")) == NULL ||
 	    strncmp(line, "[TOTAL_GC", 9) == 0)
@@ -59,12 +59,13 @@ ycsb_line(const char *line, struct parse_result *res)
 		full = xasprintf("%s_operations", sect);
 		parse_result_add(res, full, "ops", v);
 		free(full);
-	} else if ((name = ycsb_name(field, (size_t)(comma - field), &unit))
-	    != NULL) {
-		full = strcmp(sect, "overall") == 0 ? xstrdup(name) :
-		    xasprintf("%s_%s", sect, name);
-		parse_result_add(res, full, strcmp(unit, "ops/sec") == 0 ?
-		    "ops/s" : unit, v);
+	} else if ((name = ycsb_name(field, (size_t)(comma - field), &unit)) !=
+	    NULL) {
+		full = strcmp(sect, "overall") == 0
+		    ? xstrdup(name)
+		    : xasprintf("%s_%s", sect, name);
+		parse_result_add(res, full,
+		    strcmp(unit, "ops/sec") == 0 ? "ops/s" : unit, v);
 		free(full);
 		free(name);
 		free(unit);

@@ -52,7 +52,7 @@ cli_print_json(json_t *v)
 void
 cli_time(int64_t ms, char *buf, size_t size)
 {
-	time_t t = (time_t)(ms / 1000);
+	time_t	  t = (time_t)(ms / 1000);
 	struct tm tm;
 
 	if (ms == 0 || localtime_r(&t, &tm) == NULL)
@@ -66,10 +66,10 @@ struct db *
 cli_db_open(const struct cli_options *o, bool write)
 {
 	struct db *db;
-	char *cause = NULL;
+	char	  *cause = NULL;
 
-	db = write ? db_open(o->db_path, &cause) :
-	    db_open_readonly(o->db_path, &cause);
+	db = write ? db_open(o->db_path, &cause)
+		   : db_open_readonly(o->db_path, &cause);
 	if (db == NULL) {
 		fprintf(stderr, "hilab: %s\n", cause);
 		free(cause);
@@ -95,7 +95,7 @@ cli_nudge(const struct cli_options *o)
 long long
 cli_job_id(const char *s)
 {
-	char *end;
+	char	 *end;
 	long long v;
 
 	v = strtoll(s, &end, 10);

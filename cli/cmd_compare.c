@@ -15,12 +15,12 @@
 #include "report/render.h"
 #include "report/select.h"
 
-#define COMPARE_MAX_JOBS	64
+#define COMPARE_MAX_JOBS 64
 
 struct compare_args {
-	long long		 jobs[COMPARE_MAX_JOBS];
-	struct select_query	 q;
-	const char		*style;
+	long long	    jobs[COMPARE_MAX_JOBS];
+	struct select_query q;
+	const char	   *style;
 };
 
 /* Parses one option into a; CLI_EXIT_USAGE on a bad value. */
@@ -39,15 +39,21 @@ compare_option(int c, const char *arg, struct compare_args *a)
 	case 'b':
 		if (select_by_parse(arg, &a->q.by) == -1)
 			return cli_usage_error("--by: \"%s\" is not auto, "
-			    "kernel, machine or job", arg);
+					       "kernel, machine or job",
+			    arg);
 		return 0;
 	case 'r':
 		if (select_rows_parse(arg, &a->q.rows) == -1)
 			return cli_usage_error("--rows: \"%s\" is not params, "
-			    "metric or auto", arg);
+					       "metric or auto",
+			    arg);
 		return 0;
-	case 'B': a->q.benchmark = arg; return 0;
-	case 'm': a->q.metric = arg; return 0;
+	case 'B':
+		a->q.benchmark = arg;
+		return 0;
+	case 'm':
+		a->q.metric = arg;
+		return 0;
 	case 's':
 		if (render_find(arg) == NULL)
 			return cli_usage_error("--style: unknown style \"%s\"",
@@ -75,8 +81,7 @@ compare_args_parse(int argc, char **argv, struct compare_args *a)
 		{ "metric", required_argument, NULL, 'm' },
 		{ "style", required_argument, NULL, 's' },
 		{ "statistic", required_argument, NULL, 'S' },
-		{ "rows", required_argument, NULL, 'r' },
-		{ NULL, 0, NULL, 0 }
+		{ "rows", required_argument, NULL, 'r' }, { NULL, 0, NULL, 0 }
 	};
 	int c, rc;
 
@@ -96,7 +101,7 @@ compare_args_parse(int argc, char **argv, struct compare_args *a)
 static int
 compare_print(const struct select_result *r, const char *style)
 {
-	char *cause = NULL;
+	char  *cause = NULL;
 	size_t i;
 
 	for (i = 0; i < r->n; i++) {
@@ -114,11 +119,11 @@ compare_print(const struct select_result *r, const char *style)
 int
 cmd_compare(const struct cli_options *o, int argc, char **argv)
 {
-	struct compare_args a = { .style = o->json ? "json" : "amd" };
+	struct compare_args  a = { .style = o->json ? "json" : "amd" };
 	struct select_result r = { 0 };
-	char *cause = NULL;
-	struct db *db;
-	int rc;
+	char		    *cause = NULL;
+	struct db	    *db;
+	int		     rc;
 
 	if ((rc = compare_args_parse(argc, argv, &a)) != 0)
 		return rc;

@@ -9,8 +9,8 @@ int
 cmd_export(const struct cli_options *o, int argc, char **argv)
 {
 	struct db *db;
-	char *cause = NULL;
-	int rc = CLI_EXIT_OK;
+	char	  *cause = NULL;
+	int	   rc = CLI_EXIT_OK;
 
 	if (argc != 2)
 		return cli_usage_error("usage: hilab export FILE");

@@ -4,10 +4,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "benchmarks/catalog.h"
 #include "cli/cli.h"
 #include "common/control.h"
 #include "db/db.h"
-#include "benchmarks/catalog.h"
 #include "jobs/job.h"
 #include "machines/inventory.h"
 
@@ -15,10 +15,10 @@
 static struct job *
 jobs_load(const struct cli_options *o, const char *path)
 {
-	struct catalog *cat = NULL;
+	struct catalog	 *cat = NULL;
 	struct inventory *inv = NULL;
-	struct job *job = NULL;
-	char *cause = NULL;
+	struct job	 *job = NULL;
+	char		 *cause = NULL;
 
 	if ((cat = catalog_load(o->catalog_dir, &cause)) == NULL ||
 	    (inv = inventory_load(o->machines_dir, &cause)) == NULL)
@@ -51,9 +51,9 @@ int
 cmd_submit(const struct cli_options *o, int argc, char **argv)
 {
 	struct job *job;
-	struct db *db;
-	char *json, *cause = NULL;
-	int64_t id;
+	struct db  *db;
+	char	   *json, *cause = NULL;
+	int64_t	    id;
 
 	if (argc != 2)
 		return cli_usage_error("usage: hilab submit JOB.yaml");
@@ -71,8 +71,10 @@ cmd_submit(const struct cli_options *o, int argc, char **argv)
 	else
 		printf("job %lld queued: %s\n", (long long)id, job->name);
 	if (id != -1 && !cli_nudge(o))
-		fprintf(stderr, "hilab: hilabd is not answering at \"%s\"; "
-		    "the job waits in the queue\n", o->socket_path);
+		fprintf(stderr,
+		    "hilab: hilabd is not answering at \"%s\"; "
+		    "the job waits in the queue\n",
+		    o->socket_path);
 out:
 	free(cause);
 	free(json);

@@ -6,15 +6,15 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "common/xmalloc.h"
 #include "cli/cli.h"
+#include "common/xmalloc.h"
 #include "jobs/job.h"
 #include "jobs/job_build.h"
 #include "kernels/kernels.h"
 
-#define KERNELS_USAGE	"usage: hilab kernels list | show ID | build FILE"
+#define KERNELS_USAGE	 "usage: hilab kernels list | show ID | build FILE"
 /* Lines of the build log "hilab kernels show" prints. */
-#define KERNELS_LOG_TAIL	20
+#define KERNELS_LOG_TAIL 20
 
 /* Returns a meta.json string member, or "-". */
 static const char *
@@ -30,13 +30,14 @@ static char *
 kernels_patch_list(json_t *meta)
 {
 	json_t *patches = json_object_get(meta, "patches"), *p;
-	char *s = xstrdup(""), *t;
-	size_t i;
+	char   *s = xstrdup(""), *t;
+	size_t	i;
 
-	json_array_foreach(patches, i, p) {
+	json_array_foreach(patches, i, p)
+	{
 		t = xasprintf("%s%s%lld", s, i > 0 ? "," : "",
-		    (long long)json_integer_value(json_object_get(p,
-		    "number")));
+		    (long long)json_integer_value(
+			json_object_get(p, "number")));
 		free(s);
 		s = t;
 	}
@@ -61,9 +62,9 @@ kernels_image_size(json_t *meta)
 static int
 kernels_list(const struct cli_options *o)
 {
-	char *dir = kernels_cache_dir(), *cause = NULL, *patches;
+	char   *dir = kernels_cache_dir(), *cause = NULL, *patches;
 	json_t *all, *m;
-	size_t i;
+	size_t	i;
 
 	all = kernels_cache_list(dir, &cause);
 	free(dir);
@@ -77,9 +78,10 @@ kernels_list(const struct cli_options *o)
 		json_decref(all);
 		return CLI_EXIT_OK;
 	}
-	printf("%-16s  %-12s  %-12s  %-8s  %9s  %7s  %s\n", "BUILD ID",
-	    "NAME", "BASE", "PATCHES", "IMAGE", "SECONDS", "BUILT");
-	json_array_foreach(all, i, m) {
+	printf("%-16s  %-12s  %-12s  %-8s  %9s  %7s  %s\n", "BUILD ID", "NAME",
+	    "BASE", "PATCHES", "IMAGE", "SECONDS", "BUILT");
+	json_array_foreach(all, i, m)
+	{
 		patches = kernels_patch_list(m);
 		printf("%-16s  %-12s  %-12.12s  %-8s  %9lld  %7.1f  %s\n",
 		    kernels_str(m, "build_id"), kernels_str(m, "name"),
@@ -96,11 +98,11 @@ kernels_list(const struct cli_options *o)
 static char *
 kernels_log_tail(const char *dir, const char *build_id, int lines)
 {
-	char *path = xasprintf("%s/%s/build.log", dir, build_id);
-	char *text = NULL, *p;
+	char  *path = xasprintf("%s/%s/build.log", dir, build_id);
+	char  *text = NULL, *p;
 	size_t size = 0;
-	FILE *f = fopen(path, "r"), *m;
-	int ch;
+	FILE  *f = fopen(path, "r"), *m;
+	int    ch;
 
 	free(path);
 	if (f == NULL)
@@ -126,26 +128,27 @@ kernels_log_tail(const char *dir, const char *build_id, int lines)
 static void
 kernels_show_text(json_t *meta, const char *tail)
 {
-	json_t *p, *size;
+	json_t	   *p, *size;
 	const char *name;
-	size_t i;
+	size_t	    i;
 
 	printf("build id:  %s\nname:      %s\ngit:       %s\nbase:      %s\n"
-	    "series:    %s\n", kernels_str(meta, "build_id"),
-	    kernels_str(meta, "name"), kernels_str(meta, "git"),
-	    kernels_str(meta, "base"), kernels_str(meta, "series"));
+	       "series:    %s\n",
+	    kernels_str(meta, "build_id"), kernels_str(meta, "name"),
+	    kernels_str(meta, "git"), kernels_str(meta, "base"),
+	    kernels_str(meta, "series"));
 	json_array_foreach(json_object_get(meta, "patches"), i, p)
-		printf("  patch %lld: %s\n", (long long)json_integer_value(
-		    json_object_get(p, "number")), kernels_str(p, "subject"));
+	    printf("  patch %lld: %s\n",
+		(long long)json_integer_value(json_object_get(p, "number")),
+		kernels_str(p, "subject"));
 	printf("arch:      %s %s\ncompiler:  %s\nrelease:   %s\n"
-	    "config:    sha256 %s\nbuilt:     %s in %.1f s\nfiles:\n",
+	       "config:    sha256 %s\nbuilt:     %s in %.1f s\nfiles:\n",
 	    kernels_str(meta, "arch"), kernels_str(meta, "cross_compile"),
 	    kernels_str(meta, "compiler"), kernels_str(meta, "release"),
 	    kernels_str(meta, "config_hash"), kernels_str(meta, "built_at"),
 	    json_number_value(json_object_get(meta, "build_seconds")));
 	json_object_foreach(json_object_get(meta, "files"), name, size)
-		printf("  %-16s %lld\n", name,
-		    (long long)json_integer_value(size));
+	    printf("  %-16s %lld\n", name, (long long)json_integer_value(size));
 	if (tail != NULL)
 		printf("build log (last lines):\n%s\n", tail);
 }
@@ -154,7 +157,7 @@ kernels_show_text(json_t *meta, const char *tail)
 static int
 kernels_show(const struct cli_options *o, const char *id)
 {
-	char *dir = kernels_cache_dir(), *cause = NULL, *tail;
+	char   *dir = kernels_cache_dir(), *cause = NULL, *tail;
 	json_t *meta;
 
 	if ((meta = kernels_cache_find(dir, id, &cause)) == NULL) {
@@ -167,8 +170,8 @@ kernels_show(const struct cli_options *o, const char *id)
 	    KERNELS_LOG_TAIL);
 	free(dir);
 	if (o->json) {
-		json_object_set_new(meta, "log_tail", tail != NULL ?
-		    json_string(tail) : json_null());
+		json_object_set_new(meta, "log_tail",
+		    tail != NULL ? json_string(tail) : json_null());
 		cli_print_json(meta);
 	} else
 		kernels_show_text(meta, tail);
@@ -195,8 +198,8 @@ kernels_print_built(const struct job_built *b, size_t n)
 	    "BUILD ID", "STATE", "SECONDS", "IMAGE");
 	for (i = 0; i < n; i++)
 		printf("%-16s  %-12s  %-16s  %-6s  %7.1f  %s\n", b[i].kernel,
-		    b[i].variant, b[i].build_id, b[i].cached ? "cached" :
-		    "built", b[i].seconds, b[i].image);
+		    b[i].variant, b[i].build_id,
+		    b[i].cached ? "cached" : "built", b[i].seconds, b[i].image);
 }
 
 /* hilab kernels build FILE: builds (or finds) the job's kernels. */
@@ -204,13 +207,13 @@ static int
 kernels_build(const struct cli_options *o, const char *path)
 {
 	struct job_build_opts opts = { .cb = kernels_progress_cb,
-	    .tool_output = kernels_progress_cb };
-	struct job_built *b = NULL;
-	struct job *job;
-	json_t *arr;
-	char *cause = NULL;
-	size_t n = 0;
-	int rc = CLI_EXIT_OK;
+		.tool_output = kernels_progress_cb };
+	struct job_built     *b = NULL;
+	struct job	     *job;
+	json_t		     *arr;
+	char		     *cause = NULL;
+	size_t		      n = 0;
+	int		      rc = CLI_EXIT_OK;
 
 	if ((job = job_load(path, NULL, NULL, &cause)) == NULL) {
 		fprintf(stderr, "%s\n", cause);

@@ -14,7 +14,7 @@ static struct inventory *
 machines_load(const char *dir)
 {
 	struct inventory *inv;
-	char *cause = NULL;
+	char		 *cause = NULL;
 
 	if ((inv = inventory_load(dir, &cause)) == NULL) {
 		fprintf(stderr, "%s\n", cause);
@@ -27,9 +27,9 @@ machines_load(const char *dir)
 static bool
 machines_emulators_ok(const struct inventory *inv)
 {
-	char *why;
+	char  *why;
 	size_t i;
-	bool ok = true;
+	bool   ok = true;
 
 	for (i = 0; i < inv->n; i++) {
 		if ((why = inventory_emulator_check(inv->machines[i])) == NULL)
@@ -48,9 +48,9 @@ machines_emulators_ok(const struct inventory *inv)
 static int
 machines_check(const struct cli_options *o, int argc, char **argv)
 {
-	const char *dir = argc > 2 ? argv[2] : o->machines_dir;
+	const char	 *dir = argc > 2 ? argv[2] : o->machines_dir;
 	struct inventory *inv;
-	int rc = CLI_EXIT_OK;
+	int		  rc = CLI_EXIT_OK;
 
 	if (argc > 3)
 		return cli_usage_error("usage: hilab machines check [DIR]");
@@ -75,10 +75,10 @@ machines_kind(const struct machine *m)
 static int
 machines_list(const struct cli_options *o)
 {
-	struct inventory *inv;
+	struct inventory     *inv;
 	const struct machine *m;
-	json_t *arr;
-	size_t i;
+	json_t		     *arr;
+	size_t		      i;
 
 	if ((inv = machines_load(o->machines_dir)) == NULL)
 		return CLI_EXIT_USAGE;
@@ -88,10 +88,12 @@ machines_list(const struct cli_options *o)
 		    "CPUS", "ADDRESS");
 	for (i = 0; i < inv->n; i++) {
 		m = inv->machines[i];
-		json_array_append_new(arr, json_pack("{s:s, s:s, s:s, s:i, "
-		    "s:s?, s:i}", "name", m->name, "kind", machines_kind(m),
-		    "arch", m->arch, "cpus", m->topo.cpus, "host", m->ssh.host,
-		    "port", m->ssh.port));
+		json_array_append_new(arr,
+		    json_pack("{s:s, s:s, s:s, s:i, "
+			      "s:s?, s:i}",
+			"name", m->name, "kind", machines_kind(m), "arch",
+			m->arch, "cpus", m->topo.cpus, "host", m->ssh.host,
+			"port", m->ssh.port));
 		if (!o->json)
 			printf("%-20s %-8s %-8s %5d  %s:%d\n", m->name,
 			    machines_kind(m), m->arch, m->topo.cpus,
@@ -127,10 +129,10 @@ machines_power_do(const struct cli_options *o, const struct machine *m,
     const char *verb)
 {
 	enum power_action a;
-	struct power *p;
-	char *cause = NULL;
-	bool on;
-	int rc = CLI_EXIT_FAIL;
+	struct power	 *p;
+	char		 *cause = NULL;
+	bool		  on;
+	int		  rc = CLI_EXIT_FAIL;
 
 	if ((p = power_open(m, &cause)) == NULL)
 		goto out;
@@ -158,15 +160,16 @@ out:
 static int
 machines_power(const struct cli_options *o, int argc, char **argv)
 {
-	struct inventory *inv;
+	struct inventory     *inv;
 	const struct machine *m;
-	enum power_action a;
-	int rc;
+	enum power_action     a;
+	int		      rc;
 
-	if (argc != 4 || (strcmp(argv[3], "status") != 0 &&
-	    power_action_parse(argv[3], &a) == -1))
+	if (argc != 4 ||
+	    (strcmp(argv[3], "status") != 0 &&
+		power_action_parse(argv[3], &a) == -1))
 		return cli_usage_error("usage: hilab machines power NAME "
-		    "on|off|cycle|status");
+				       "on|off|cycle|status");
 	if ((inv = machines_load(o->machines_dir)) == NULL)
 		return CLI_EXIT_USAGE;
 	if ((m = inventory_find(inv, argv[2])) == NULL)
@@ -187,6 +190,7 @@ cmd_machines(const struct cli_options *o, int argc, char **argv)
 		return machines_list(o);
 	if (argc >= 2 && strcmp(argv[1], "power") == 0)
 		return machines_power(o, argc, argv);
-	return cli_usage_error("usage: hilab machines check [DIR] | "
+	return cli_usage_error(
+	    "usage: hilab machines check [DIR] | "
 	    "machines list | machines power NAME on|off|cycle|status");
 }

@@ -13,8 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/xmalloc.h"
 #include "cli/cli.h"
+#include "common/xmalloc.h"
 #include "db/db.h"
 #include "report/render.h"
 
@@ -22,19 +22,19 @@ enum query_format { QUERY_TEXT, QUERY_CSV, QUERY_JSON };
 
 /* Every row of a result as text, for the aligned layout. */
 struct query_rows {
-	char	**cells;	/* nrows x ncols, NULL for SQL NULL */
-	int	 *numeric;	/* per column: every value a number */
-	size_t	  nrows;
-	int	  ncols;
+	char **cells;	/* nrows x ncols, NULL for SQL NULL */
+	int   *numeric; /* per column: every value a number */
+	size_t nrows;
+	int    ncols;
 };
 
 /* A value as text: numbers as SQLite prints them, blobs as x'hex'. */
 static char *
 query_value(sqlite3_stmt *st, int i)
 {
-	const unsigned char	*b;
-	char			*s;
-	int			 j, n;
+	const unsigned char *b;
+	char		    *s;
+	int		     j, n;
 
 	switch (sqlite3_column_type(st, i)) {
 	case SQLITE_NULL:
@@ -76,8 +76,8 @@ query_csv_field(const char *s)
 static int
 query_csv(sqlite3_stmt *st)
 {
-	char	*v;
-	int	 i, n = sqlite3_column_count(st), rc;
+	char *v;
+	int   i, n = sqlite3_column_count(st), rc;
 
 	for (i = 0; i < n; i++) {
 		if (i > 0)
@@ -102,8 +102,8 @@ query_csv(sqlite3_stmt *st)
 static json_t *
 query_json_value(sqlite3_stmt *st, int i)
 {
-	char	*s;
-	json_t	*v;
+	char   *s;
+	json_t *v;
 
 	switch (sqlite3_column_type(st, i)) {
 	case SQLITE_NULL:
@@ -124,8 +124,8 @@ query_json_value(sqlite3_stmt *st, int i)
 static int
 query_json(sqlite3_stmt *st)
 {
-	json_t	*rows = json_array(), *row;
-	int	 i, n = sqlite3_column_count(st), rc;
+	json_t *rows = json_array(), *row;
+	int	i, n = sqlite3_column_count(st), rc;
 
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		row = json_object();
@@ -156,16 +156,16 @@ query_flatten(char *s)
 static int
 query_read(sqlite3_stmt *st, struct query_rows *r)
 {
-	char	*v;
-	int	 i, rc;
+	char *v;
+	int   i, rc;
 
 	r->ncols = sqlite3_column_count(st);
 	r->numeric = xcalloc((size_t)r->ncols + 1, sizeof *r->numeric);
 	for (i = 0; i < r->ncols; i++)
 		r->numeric[i] = 1;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		r->cells = xreallocarray(r->cells, (r->nrows + 1) *
-		    (size_t)r->ncols + 1, sizeof *r->cells);
+		r->cells = xreallocarray(r->cells,
+		    (r->nrows + 1) * (size_t)r->ncols + 1, sizeof *r->cells);
 		for (i = 0; i < r->ncols; i++) {
 			v = query_value(st, i);
 			query_flatten(v);
@@ -184,7 +184,7 @@ query_read(sqlite3_stmt *st, struct query_rows *r)
 static void
 query_text_cell(const char *s, size_t w, int right, int last)
 {
-	size_t	 pad = w - render_width(s);
+	size_t pad = w - render_width(s);
 
 	if (right)
 		printf("%*s", (int)pad, "");
@@ -199,9 +199,9 @@ query_text_cell(const char *s, size_t w, int right, int last)
 static void
 query_text_print(sqlite3_stmt *st, const struct query_rows *r)
 {
-	size_t	*w = xcalloc((size_t)r->ncols + 1, sizeof *w), i, len;
+	size_t	   *w = xcalloc((size_t)r->ncols + 1, sizeof *w), i, len;
 	const char *s;
-	int	 j;
+	int	    j;
 
 	for (j = 0; j < r->ncols; j++) {
 		w[j] = render_width(sqlite3_column_name(st, j));
@@ -212,8 +212,8 @@ query_text_print(sqlite3_stmt *st, const struct query_rows *r)
 		}
 	}
 	for (j = 0; j < r->ncols; j++)
-		query_text_cell(sqlite3_column_name(st, j), w[j],
-		    r->numeric[j], j == r->ncols - 1);
+		query_text_cell(sqlite3_column_name(st, j), w[j], r->numeric[j],
+		    j == r->ncols - 1);
 	putchar('\n');
 	for (j = 0; j < r->ncols; j++) {
 		for (i = 0; i < w[j]; i++)
@@ -235,9 +235,9 @@ query_text_print(sqlite3_stmt *st, const struct query_rows *r)
 static int
 query_text(sqlite3_stmt *st)
 {
-	struct query_rows	 r = { 0 };
-	size_t			 i;
-	int			 rc;
+	struct query_rows r = { 0 };
+	size_t		  i;
+	int		  rc;
 
 	if ((rc = query_read(st, &r)) == SQLITE_DONE)
 		query_text_print(st, &r);
@@ -259,18 +259,23 @@ query_blank(const char *s)
 static int
 query_prepare(sqlite3 *sq, const char *sql, sqlite3_stmt **st)
 {
-	const char	*tail = NULL;
+	const char *tail = NULL;
 
 	if (sqlite3_prepare_v2(sq, sql, -1, st, &tail) != SQLITE_OK)
-		return cli_error(CLI_EXIT_FAIL, "query: %s", sqlite3_errmsg(sq));
+		return cli_error(CLI_EXIT_FAIL, "query: %s",
+		    sqlite3_errmsg(sq));
 	if (*st == NULL)
 		return cli_usage_error("query: no SQL statement");
 	if (!query_blank(tail))
-		return cli_error(CLI_EXIT_USAGE, "query: one statement at a "
-		    "time; \"%s\" follows", tail + strspn(tail, " \t\r\n;"));
+		return cli_error(CLI_EXIT_USAGE,
+		    "query: one statement at a "
+		    "time; \"%s\" follows",
+		    tail + strspn(tail, " \t\r\n;"));
 	if (!sqlite3_stmt_readonly(*st))
-		return cli_error(CLI_EXIT_USAGE, "query: \"%s\" would write "
-		    "to the database; hilab query only reads", sql);
+		return cli_error(CLI_EXIT_USAGE,
+		    "query: \"%s\" would write "
+		    "to the database; hilab query only reads",
+		    sql);
 	return 0;
 }
 
@@ -280,13 +285,12 @@ query_args(int argc, char **argv, const struct cli_options *o,
     enum query_format *fmt, const char **sql)
 {
 	static const struct option longopts[] = {
-		{ "format", required_argument, NULL, 'f' },
-		{ NULL, 0, NULL, 0 }
+		{ "format", required_argument, NULL, 'f' }, { NULL, 0, NULL, 0 }
 	};
-	int	 c;
+	int c;
 
 	*fmt = o->json ? QUERY_JSON : QUERY_TEXT;
-	optind = 0;	/* reinitialize GNU getopt: options may follow JOB */
+	optind = 0; /* reinitialize GNU getopt: options may follow JOB */
 	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
 		if (c != 'f')
 			return CLI_EXIT_USAGE;
@@ -298,11 +302,12 @@ query_args(int argc, char **argv, const struct cli_options *o,
 			*fmt = QUERY_JSON;
 		else
 			return cli_usage_error("--format: \"%s\" is not text, "
-			    "csv or json", optarg);
+					       "csv or json",
+			    optarg);
 	}
 	if (argc - optind != 1)
 		return cli_usage_error("usage: hilab query SQL [--format "
-		    "text|csv|json]");
+				       "text|csv|json]");
 	*sql = argv[optind];
 	return 0;
 }
@@ -310,18 +315,17 @@ query_args(int argc, char **argv, const struct cli_options *o,
 int
 cmd_query(const struct cli_options *o, int argc, char **argv)
 {
-	enum query_format	 fmt;
-	sqlite3_stmt		*st = NULL;
-	const char		*sql = NULL;
-	struct db		*db;
-	int			 rc;
+	enum query_format fmt;
+	sqlite3_stmt	 *st = NULL;
+	const char	 *sql = NULL;
+	struct db	 *db;
+	int		  rc;
 
 	if ((rc = query_args(argc, argv, o, &fmt, &sql)) != 0)
 		return rc;
 	if ((db = cli_db_open(o, false)) == NULL)
 		return CLI_EXIT_UNAVAILABLE;
-	sqlite3_exec(db_sqlite(db), "PRAGMA query_only = ON", NULL, NULL,
-	    NULL);
+	sqlite3_exec(db_sqlite(db), "PRAGMA query_only = ON", NULL, NULL, NULL);
 	if ((rc = query_prepare(db_sqlite(db), sql, &st)) != 0)
 		goto out;
 	if (fmt == QUERY_CSV)
@@ -330,8 +334,9 @@ cmd_query(const struct cli_options *o, int argc, char **argv)
 		rc = query_json(st);
 	else
 		rc = query_text(st);
-	rc = rc == SQLITE_DONE ? CLI_EXIT_OK : cli_error(CLI_EXIT_FAIL,
-	    "query: %s", sqlite3_errmsg(db_sqlite(db)));
+	rc = rc == SQLITE_DONE ? CLI_EXIT_OK
+			       : cli_error(CLI_EXIT_FAIL, "query: %s",
+				     sqlite3_errmsg(db_sqlite(db)));
 	if (rc == CLI_EXIT_OK && fflush(stdout) != 0)
 		rc = cli_error(CLI_EXIT_FAIL, "query: write: output error");
 out:

@@ -24,11 +24,11 @@ static json_t *
 status_job_json(const struct db_job *j)
 {
 	return json_pack("{s:I, s:s, s:s, s:s?, s:b, s:I, s:I, s:I, s:s?, "
-	    "s:{s:i, s:i, s:i, s:i, s:i}}", "id", (json_int_t)j->id, "name",
-	    j->name, "state", db_state_name(j->state), "file", j->file,
-	    "cancel_requested", j->cancel_requested, "submitted_at",
-	    (json_int_t)j->submitted_at, "started_at",
-	    (json_int_t)j->started_at, "finished_at",
+			 "s:{s:i, s:i, s:i, s:i, s:i}}",
+	    "id", (json_int_t)j->id, "name", j->name, "state",
+	    db_state_name(j->state), "file", j->file, "cancel_requested",
+	    j->cancel_requested, "submitted_at", (json_int_t)j->submitted_at,
+	    "started_at", (json_int_t)j->started_at, "finished_at",
 	    (json_int_t)j->finished_at, "error", j->error, "runs", "queued",
 	    j->runs[DB_QUEUED], "running", j->runs[DB_RUNNING], "done",
 	    j->runs[DB_DONE], "failed", j->runs[DB_FAILED], "cancelled",
@@ -39,10 +39,10 @@ int
 cmd_list(const struct cli_options *o, int argc, char **argv)
 {
 	struct db_job *v;
-	struct db *db;
-	char *cause = NULL, when[32];
-	json_t *arr;
-	size_t n, i;
+	struct db     *db;
+	char	      *cause = NULL, when[32];
+	json_t	      *arr;
+	size_t	       n, i;
 
 	if (argc != 1)
 		return cli_usage_error("usage: hilab list");
@@ -78,11 +78,12 @@ static json_t *
 status_run_json(const struct db_run *r)
 {
 	return json_pack("{s:I, s:s, s:I, s:s, s:s, s:i, s:i, s:i, s:s, s:s?, "
-	    "s:s?, s:o}", "id", (json_int_t)r->id, "machine", r->machine,
-	    "kernel", (json_int_t)r->kernel, "benchmark", r->benchmark,
-	    "params", r->params, "round", r->round, "boot", r->boot,
-	    "position", r->position, "state", db_state_name(r->state),
-	    "agent_run_id", r->agent_run_id, "error", r->error, "boot_tries",
+			 "s:s?, s:o}",
+	    "id", (json_int_t)r->id, "machine", r->machine, "kernel",
+	    (json_int_t)r->kernel, "benchmark", r->benchmark, "params",
+	    r->params, "round", r->round, "boot", r->boot, "position",
+	    r->position, "state", db_state_name(r->state), "agent_run_id",
+	    r->agent_run_id, "error", r->error, "boot_tries",
 	    r->boot_tries > 0 ? json_integer(r->boot_tries) : json_null());
 }
 
@@ -100,7 +101,7 @@ status_boots(const struct db_run *r, char *buf, size_t len)
 static void
 status_print(const struct db_job *j, const struct db_run *runs, size_t n)
 {
-	char when[32], boots[16];
+	char   when[32], boots[16];
 	size_t i;
 
 	cli_time(j->submitted_at, when, sizeof when);
@@ -111,8 +112,9 @@ status_print(const struct db_job *j, const struct db_run *runs, size_t n)
 	if (j->error != NULL)
 		printf("error: %s\n", j->error);
 	printf("runs: %d done, %d running, %d queued, %d failed, "
-	    "%d cancelled\n\n", j->runs[DB_DONE], j->runs[DB_RUNNING],
-	    j->runs[DB_QUEUED], j->runs[DB_FAILED], j->runs[DB_CANCELLED]);
+	       "%d cancelled\n\n",
+	    j->runs[DB_DONE], j->runs[DB_RUNNING], j->runs[DB_QUEUED],
+	    j->runs[DB_FAILED], j->runs[DB_CANCELLED]);
 	printf("%6s  %-12s %5s %5s %-14s %-20s %-9s %s\n", "RUN", "MACHINE",
 	    "ROUND", "BOOTS", "BENCHMARK", "PARAMS", "STATE", "ERROR");
 	for (i = 0; i < n; i++)
@@ -126,11 +128,10 @@ status_print(const struct db_job *j, const struct db_run *runs, size_t n)
 
 /* Prints a job and its runs as JSON. */
 static void
-status_print_json(const struct db_job *j, const struct db_run *runs,
-    size_t n)
+status_print_json(const struct db_job *j, const struct db_run *runs, size_t n)
 {
 	json_t *o = status_job_json(j), *arr = json_array();
-	size_t i;
+	size_t	i;
 
 	for (i = 0; i < n; i++)
 		json_array_append_new(arr, status_run_json(&runs[i]));
@@ -144,11 +145,11 @@ cmd_status(const struct cli_options *o, int argc, char **argv)
 {
 	struct db_run *runs = NULL;
 	struct db_job *j = NULL;
-	struct db *db;
-	char *cause = NULL;
-	size_t n = 0;
-	int64_t id;
-	int rc = CLI_EXIT_OK;
+	struct db     *db;
+	char	      *cause = NULL;
+	size_t	       n = 0;
+	int64_t	       id;
+	int	       rc = CLI_EXIT_OK;
 
 	if (argc != 2 || (id = cli_job_id(argv[1])) == -1)
 		return cli_usage_error("usage: hilab status JOB");
@@ -175,9 +176,9 @@ int
 cmd_cancel(const struct cli_options *o, int argc, char **argv)
 {
 	struct db *db;
-	char *cause = NULL;
-	int64_t id;
-	int rc = CLI_EXIT_OK;
+	char	  *cause = NULL;
+	int64_t	   id;
+	int	   rc = CLI_EXIT_OK;
 
 	if (argc != 2 || (id = cli_job_id(argv[1])) == -1)
 		return cli_usage_error("usage: hilab cancel JOB");

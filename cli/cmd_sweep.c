@@ -9,23 +9,27 @@
 #include <string.h>
 #include <time.h>
 
-#include "common/xmalloc.h"
-#include "cli/cli.h"
-#include "db/db.h"
 #include "benchmarks/catalog.h"
+#include "cli/cli.h"
+#include "common/xmalloc.h"
+#include "db/db.h"
 #include "jobs/job.h"
 #include "machines/inventory.h"
 
-#define SWEEP_USAGE	"usage: hilab sweep add NAME FILE --every DURATION " \
+#define SWEEP_USAGE                                                  \
+	"usage: hilab sweep add NAME FILE --every DURATION "         \
 	"[--at HH:MM] | list | show NAME | rm NAME | enable NAME | " \
 	"disable NAME"
 
 /* Units of a duration, largest first: "1d", "6h", "30m", "2s", "500ms". */
 static const struct {
-	const char	*unit;
-	int64_t		 ms;
+	const char *unit;
+	int64_t	    ms;
 } sweep_units[] = {
-	{ "d", 86400000 }, { "h", 3600000 }, { "ms", 1 }, { "m", 60000 },
+	{ "d", 86400000 },
+	{ "h", 3600000 },
+	{ "ms", 1 },
+	{ "m", 60000 },
 	{ "s", 1000 },
 };
 
@@ -33,10 +37,10 @@ static const struct {
 static int64_t
 sweep_duration(const char *s)
 {
-	int64_t total = 0;
+	int64_t	  total = 0;
 	long long v;
-	char *end;
-	size_t i, len;
+	char	 *end;
+	size_t	  i, len;
 
 	if (*s == '\0')
 		return -1;
@@ -45,7 +49,7 @@ sweep_duration(const char *s)
 			return -1;
 		v = strtoll(s, &end, 10);
 		for (i = 0; i < sizeof sweep_units / sizeof sweep_units[0];
-		    i++) {
+		     i++) {
 			len = strlen(sweep_units[i].unit);
 			if (strncmp(end, sweep_units[i].unit, len) == 0)
 				break;
@@ -63,7 +67,7 @@ sweep_duration(const char *s)
 static void
 sweep_duration_text(int64_t ms, char *buf, size_t size)
 {
-	size_t i, len = 0;
+	size_t	i, len = 0;
 	int64_t n;
 
 	buf[0] = '\0';
@@ -83,7 +87,7 @@ sweep_duration_text(int64_t ms, char *buf, size_t size)
 static int
 sweep_time_of_day(const char *s)
 {
-	int h, m;
+	int  h, m;
 	char end;
 
 	if (sscanf(s, "%2d:%2d%c", &h, &m, &end) != 2 || strlen(s) != 5 ||
@@ -100,8 +104,8 @@ sweep_schedule_text(const struct db_sweep *w, char *buf, size_t size)
 
 	sweep_duration_text(w->interval_ms, every, sizeof every);
 	if (w->at_minute >= 0)
-		snprintf(buf, size, "%s at %02d:%02d", every,
-		    w->at_minute / 60, w->at_minute % 60);
+		snprintf(buf, size, "%s at %02d:%02d", every, w->at_minute / 60,
+		    w->at_minute % 60);
 	else
 		snprintf(buf, size, "%s", every);
 }
@@ -110,10 +114,10 @@ sweep_schedule_text(const struct db_sweep *w, char *buf, size_t size)
 static bool
 sweep_check_file(const struct cli_options *o, const char *path)
 {
-	struct catalog *cat = NULL;
+	struct catalog	 *cat = NULL;
 	struct inventory *inv = NULL;
-	struct job *job = NULL;
-	char *cause = NULL;
+	struct job	 *job = NULL;
+	char		 *cause = NULL;
 
 	if ((cat = catalog_load(o->catalog_dir, &cause)) != NULL &&
 	    (inv = inventory_load(o->machines_dir, &cause)) != NULL)
@@ -135,40 +139,40 @@ sweep_json(const struct db_sweep *w)
 
 	snprintf(at, sizeof at, "%02d:%02d", w->at_minute / 60,
 	    w->at_minute % 60);
-	return json_pack("{s:s, s:s, s:I, s:s?, s:b, s:I, s:o?, s:s?}",
-	    "name", w->name, "file", w->file, "interval_ms",
-	    (json_int_t)w->interval_ms, "at", w->at_minute >= 0 ? at : NULL,
-	    "enabled", w->enabled, "next_at", (json_int_t)w->next_at,
-	    "last_job", w->last_job ? json_integer(w->last_job) : NULL,
-	    "last_state", w->last_job ? db_state_name(w->last_state) : NULL);
+	return json_pack("{s:s, s:s, s:I, s:s?, s:b, s:I, s:o?, s:s?}", "name",
+	    w->name, "file", w->file, "interval_ms", (json_int_t)w->interval_ms,
+	    "at", w->at_minute >= 0 ? at : NULL, "enabled", w->enabled,
+	    "next_at", (json_int_t)w->next_at, "last_job",
+	    w->last_job ? json_integer(w->last_job) : NULL, "last_state",
+	    w->last_job ? db_state_name(w->last_state) : NULL);
 }
 
 /* Parses add's options: --every DURATION and --at HH:MM. */
 static int
 sweep_add_options(int argc, char **argv, int64_t *every, int *at)
 {
-	static const struct option longopts[] = {
-		{ "every", required_argument, NULL, 'e' },
-		{ "at", required_argument, NULL, 'a' },
-		{ NULL, 0, NULL, 0 }
-	};
-	int c;
+	static const struct option longopts[] = { { "every", required_argument,
+						      NULL, 'e' },
+		{ "at", required_argument, NULL, 'a' }, { NULL, 0, NULL, 0 } };
+	int			   c;
 
 	*every = -1;
 	*at = -1;
 	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
 		if (c == 'e' && (*every = sweep_duration(optarg)) == -1)
 			return cli_usage_error("--every \"%s\": not a duration "
-			    "(e.g. 2s, 30m, 6h, 1d, 1h30m)", optarg);
+					       "(e.g. 2s, 30m, 6h, 1d, 1h30m)",
+			    optarg);
 		if (c == 'a' && (*at = sweep_time_of_day(optarg)) == -1)
 			return cli_usage_error("--at \"%s\": not a time of day "
-			    "HH:MM", optarg);
+					       "HH:MM",
+			    optarg);
 		if (c != 'e' && c != 'a')
 			return cli_usage_error(SWEEP_USAGE);
 	}
 	if (*every == -1)
 		return cli_usage_error("sweep add: --every DURATION is "
-		    "required");
+				       "required");
 	if (argc - optind != 2)
 		return cli_usage_error(SWEEP_USAGE);
 	return 0;
@@ -180,10 +184,10 @@ sweep_store(const struct cli_options *o, const char *name, const char *file,
     int64_t every, int at)
 {
 	struct db_sweep *w = NULL;
-	struct db *db;
-	char *cause = NULL, when[32], sched[80];
-	int64_t now = db_now_ms(), next;
-	int rc = CLI_EXIT_FAIL;
+	struct db	*db;
+	char		*cause = NULL, when[32], sched[80];
+	int64_t		 now = db_now_ms(), next;
+	int		 rc = CLI_EXIT_FAIL;
 
 	next = at >= 0 ? db_sweep_next_at(every, at, now, now) : now;
 	if ((db = cli_db_open(o, true)) == NULL)
@@ -201,8 +205,8 @@ sweep_store(const struct cli_options *o, const char *name, const char *file,
 	} else {
 		cli_time(w->next_at, when, sizeof when);
 		sweep_schedule_text(w, sched, sizeof sched);
-		printf("sweep \"%s\" added: %s every %s, first run %s\n",
-		    name, file, sched, when);
+		printf("sweep \"%s\" added: %s every %s, first run %s\n", name,
+		    file, sched, when);
 	}
 	rc = CLI_EXIT_OK;
 out:
@@ -216,16 +220,17 @@ out:
 static int
 sweep_add(const struct cli_options *o, int argc, char **argv)
 {
-	char *file;
+	char   *file;
 	int64_t every;
-	int at, rc;
+	int	at, rc;
 
 	if ((rc = sweep_add_options(argc, argv, &every, &at)) != 0)
 		return rc;
 	if ((file = realpath(argv[optind + 1], NULL)) == NULL)
-		return cli_error(CLI_EXIT_USAGE, "sweep \"%s\": job file "
-		    "\"%s\": %s", argv[optind], argv[optind + 1],
-		    strerror(errno));
+		return cli_error(CLI_EXIT_USAGE,
+		    "sweep \"%s\": job file "
+		    "\"%s\": %s",
+		    argv[optind], argv[optind + 1], strerror(errno));
 	if (!sweep_check_file(o, argv[optind + 1]))
 		rc = CLI_EXIT_USAGE;
 	else
@@ -259,9 +264,9 @@ static int
 sweep_list(const struct cli_options *o, struct db *db)
 {
 	struct db_sweep *v;
-	char *cause = NULL;
-	json_t *arr;
-	size_t n, i;
+	char		*cause = NULL;
+	json_t		*arr;
+	size_t		 n, i;
 
 	if (db_sweep_list(db, &v, &n, &cause) == -1) {
 		cli_error(CLI_EXIT_UNAVAILABLE, "%s", cause);
@@ -312,7 +317,7 @@ sweep_show_json(const struct db_sweep *w, const struct db_job *jobs,
     size_t njobs, const struct db_event *ev, size_t nev)
 {
 	json_t *o = sweep_json(w), *arr = json_array(), *reg = json_array(),
-	    *other = json_array();
+	       *other = json_array();
 	size_t i;
 
 	for (i = 0; i < njobs; i++)
@@ -331,7 +336,7 @@ sweep_show_json(const struct db_sweep *w, const struct db_job *jobs,
 static void
 sweep_show_events(const struct db_event *ev, size_t n, bool warn)
 {
-	char when[32];
+	char   when[32];
 	size_t i, shown = 0;
 
 	for (i = 0; i < n; i++) {
@@ -351,13 +356,13 @@ static void
 sweep_show_text(const struct db_sweep *w, const struct db_job *jobs,
     size_t njobs, const struct db_event *ev, size_t nev)
 {
-	char when[32], end[32], sched[80];
+	char   when[32], end[32], sched[80];
 	size_t i;
 
 	sweep_schedule_text(w, sched, sizeof sched);
 	cli_time(w->next_at, when, sizeof when);
-	printf("sweep \"%s\": %s\nevery: %s\nnext run: %s\n\njobs:\n",
-	    w->name, w->file, sched, w->enabled ? when : "disabled");
+	printf("sweep \"%s\": %s\nevery: %s\nnext run: %s\n\njobs:\n", w->name,
+	    w->file, sched, w->enabled ? when : "disabled");
 	printf("  %5s  %-9s %-19s  %s\n", "JOB", "STATE", "SUBMITTED",
 	    "FINISHED");
 	for (i = 0; i < njobs; i++) {
@@ -377,11 +382,11 @@ static int
 sweep_show(const struct cli_options *o, struct db *db, const char *name)
 {
 	struct db_sweep *w;
-	struct db_job *jobs = NULL;
+	struct db_job	*jobs = NULL;
 	struct db_event *ev = NULL;
-	char *cause = NULL;
-	size_t njobs = 0, nev = 0;
-	int rc = CLI_EXIT_FAIL;
+	char		*cause = NULL;
+	size_t		 njobs = 0, nev = 0;
+	int		 rc = CLI_EXIT_FAIL;
 
 	if ((w = db_sweep_get(db, name, &cause)) == NULL ||
 	    db_sweep_jobs(db, w->id, &jobs, &njobs, &cause) == -1 ||
@@ -408,13 +413,13 @@ sweep_change(const struct cli_options *o, struct db *db, const char *verb,
     const char *name)
 {
 	char *cause = NULL;
-	int rc;
+	int   rc;
 
 	if (strcmp(verb, "rm") == 0)
 		rc = db_sweep_remove(db, name, &cause);
 	else
-		rc = db_sweep_set_enabled(db, name,
-		    strcmp(verb, "enable") == 0, &cause);
+		rc = db_sweep_set_enabled(db, name, strcmp(verb, "enable") == 0,
+		    &cause);
 	if (rc == -1) {
 		fprintf(stderr, "hilab: %s\n", cause);
 		free(cause);
@@ -424,9 +429,10 @@ sweep_change(const struct cli_options *o, struct db *db, const char *verb,
 		printf("{\"sweep\": \"%s\", \"%s\": true}\n", name,
 		    strcmp(verb, "rm") == 0 ? "removed" : verb);
 	else
-		printf("sweep \"%s\" %s\n", name, strcmp(verb, "rm") == 0 ?
-		    "removed" : strcmp(verb, "enable") == 0 ? "enabled" :
-		    "disabled");
+		printf("sweep \"%s\" %s\n", name,
+		    strcmp(verb, "rm") == 0	      ? "removed"
+			: strcmp(verb, "enable") == 0 ? "enabled"
+						      : "disabled");
 	return CLI_EXIT_OK;
 }
 
@@ -442,7 +448,7 @@ int
 cmd_sweep(const struct cli_options *o, int argc, char **argv)
 {
 	struct db *db;
-	int rc;
+	int	   rc;
 
 	if (argc < 2)
 		return cli_usage_error(SWEEP_USAGE);

@@ -9,8 +9,8 @@
 #include "cli/cli.h"
 #include "db/db.h"
 
-#define WAIT_POLL_MS	300
-#define WAIT_BAR	30
+#define WAIT_POLL_MS 300
+#define WAIT_BAR     30
 
 /* Prints the progress of a job: a bar on a terminal, else a line. */
 static void
@@ -41,8 +41,8 @@ static void
 wait_builds(struct db *db, const struct db_job *j, bool tty, int64_t *after)
 {
 	struct db_event *v;
-	char *cause = NULL;
-	size_t n, i;
+	char		*cause = NULL;
+	size_t		 n, i;
 
 	if (db_event_list(db, j->id, *after, &v, &n, &cause) == -1) {
 		free(cause);
@@ -89,18 +89,18 @@ int
 cmd_wait(const struct cli_options *o, int argc, char **argv)
 {
 	struct timespec pause = { 0, WAIT_POLL_MS * 1000000L };
-	bool tty = isatty(STDOUT_FILENO);
-	double timeout = 0, waited = 0;
-	struct db_job *j = NULL;
-	struct db *db;
-	char *cause = NULL;
-	int last = -1, rc;
-	int64_t last_event = 0;
-	long long id;
+	bool		tty = isatty(STDOUT_FILENO);
+	double		timeout = 0, waited = 0;
+	struct db_job  *j = NULL;
+	struct db      *db;
+	char	       *cause = NULL;
+	int		last = -1, rc;
+	int64_t		last_event = 0;
+	long long	id;
 
 	if (wait_args(argc, argv, &id, &timeout) == -1)
 		return cli_usage_error("usage: hilab wait [--timeout SECONDS] "
-		    "JOB");
+				       "JOB");
 	if ((db = cli_db_open(o, false)) == NULL)
 		return CLI_EXIT_UNAVAILABLE;
 	for (;;) {
@@ -114,9 +114,12 @@ cmd_wait(const struct cli_options *o, int argc, char **argv)
 		wait_progress(j, tty, &last);
 		if (wait_ended(j))
 			break;
-		if (timeout > 0 && (waited += WAIT_POLL_MS / 1000.0) > timeout) {
-			rc = cli_error(CLI_EXIT_FAIL, "job %lld: still %s after "
-			    "%.0f s", id, db_state_name(j->state), timeout);
+		if (timeout > 0 &&
+		    (waited += WAIT_POLL_MS / 1000.0) > timeout) {
+			rc = cli_error(CLI_EXIT_FAIL,
+			    "job %lld: still %s after "
+			    "%.0f s",
+			    id, db_state_name(j->state), timeout);
 			goto out;
 		}
 		nanosleep(&pause, NULL);
@@ -136,11 +139,11 @@ int
 cmd_logs(const struct cli_options *o, int argc, char **argv)
 {
 	struct db_event *v;
-	struct db *db;
-	char *cause = NULL, when[32];
-	size_t n, i;
-	long long id;
-	time_t t;
+	struct db	*db;
+	char		*cause = NULL, when[32];
+	size_t		 n, i;
+	long long	 id;
+	time_t		 t;
 
 	if (argc != 2 || (id = cli_job_id(argv[1])) == -1)
 		return cli_usage_error("usage: hilab logs JOB");

@@ -5,8 +5,8 @@
 #include <stdint.h>
 
 /* Milliseconds on CLOCK_MONOTONIC. */
-int64_t	clock_now_ms(void);
+int64_t clock_now_ms(void);
 /* Sleeps ms milliseconds (nothing if ms <= 0), resuming after signals. */
-void	clock_sleep_ms(int64_t ms);
+void clock_sleep_ms(int64_t ms);
 
 #endif

@@ -10,15 +10,15 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common/control.h"
 #include "common/log.h"
 #include "common/xmalloc.h"
-#include "common/control.h"
 
-#define CONTROL_MAX_LINE	4096
+#define CONTROL_MAX_LINE 4096
 
 struct control {
-	int	 fd;
-	char	*path;
+	int   fd;
+	char *path;
 };
 
 /* Fills a sockaddr_un; -1 if the path does not fit. */
@@ -51,9 +51,9 @@ struct control *
 control_open(const char *path, char **cause)
 {
 	struct sockaddr_un sun;
-	struct control *c;
-	char *reply, *ignored = NULL;
-	int fd;
+	struct control	  *c;
+	char		  *reply, *ignored = NULL;
+	int		   fd;
 
 	if (control_addr(path, &sun, cause) == -1)
 		return NULL;
@@ -67,7 +67,8 @@ control_open(const char *path, char **cause)
 		free(reply);
 		close(fd);
 		*cause = xasprintf("socket \"%s\": another hilabd answers "
-		    "there", path);
+				   "there",
+		    path);
 		return NULL;
 	}
 	unlink(path);
@@ -96,7 +97,7 @@ static int
 control_peer_ok(int fd)
 {
 	struct ucred cred;
-	socklen_t len = sizeof cred;
+	socklen_t    len = sizeof cred;
 
 	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) == -1)
 		return 0;
@@ -107,7 +108,7 @@ control_peer_ok(int fd)
 static int
 control_read_line(int fd, char *buf, size_t size)
 {
-	size_t len = 0;
+	size_t	len = 0;
 	ssize_t n;
 
 	while (len < size - 1) {
@@ -147,8 +148,8 @@ void
 control_serve_one(struct control *c, control_request_cb cb, void *arg)
 {
 	struct timeval tv = { .tv_sec = 2 };
-	char line[CONTROL_MAX_LINE], *reply;
-	int fd;
+	char	       line[CONTROL_MAX_LINE], *reply;
+	int	       fd;
 
 	if ((fd = accept4(c->fd, NULL, NULL, SOCK_CLOEXEC)) == -1)
 		return;
@@ -184,8 +185,8 @@ control_close(struct control *c)
 static char *
 control_read_reply(int fd)
 {
-	size_t len = 0, cap = 256;
-	char *buf = xmalloc(cap);
+	size_t	len = 0, cap = 256;
+	char   *buf = xmalloc(cap);
 	ssize_t n;
 
 	for (;;) {
@@ -208,21 +209,21 @@ char *
 control_call(const char *path, const char *request, char **cause)
 {
 	struct sockaddr_un sun;
-	char *reply = NULL;
-	int fd;
+	char		  *reply = NULL;
+	int		   fd;
 
 	if (control_addr(path, &sun, cause) == -1)
 		return NULL;
 	if ((fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0)) == -1 ||
 	    connect(fd, (struct sockaddr *)&sun, sizeof sun) == -1) {
-		*cause = xasprintf("hilabd at \"%s\": %s", path,
-		    strerror(errno));
+		*cause =
+		    xasprintf("hilabd at \"%s\": %s", path, strerror(errno));
 		goto out;
 	}
 	if (control_write_all(fd, request, strlen(request)) == -1 ||
 	    control_write_all(fd, "\n", 1) == -1) {
-		*cause = xasprintf("hilabd at \"%s\": %s", path,
-		    strerror(errno));
+		*cause =
+		    xasprintf("hilabd at \"%s\": %s", path, strerror(errno));
 		goto out;
 	}
 	shutdown(fd, SHUT_WR);

@@ -11,17 +11,16 @@ struct control;
 /* Returns an allocated reply line for a request, or NULL for "unknown". */
 typedef char *(*control_request_cb)(const char *request, void *arg);
 
-struct control	*control_open(const char *path, char **cause);
-int		 control_fd(const struct control *);
+struct control *control_open(const char *path, char **cause);
+int		control_fd(const struct control *);
 /* Accepts one client, checks its uid, answers one request. */
-void		 control_serve_one(struct control *, control_request_cb, void *);
-void		 control_close(struct control *);
+void control_serve_one(struct control *, control_request_cb, void *);
+void control_close(struct control *);
 
 /*
  * Client side: sends request and returns the reply (caller frees), or NULL
  * with *cause when the daemon is not there.
  */
-char		*control_call(const char *path, const char *request,
-		    char **cause);
+char *control_call(const char *path, const char *request, char **cause);
 
 #endif

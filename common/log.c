@@ -7,8 +7,8 @@
 
 #include "log.h"
 
-static const char *log_prog = "hilab";
-static enum log_level log_max = LOG_LEVEL_INFO;
+static const char     *log_prog = "hilab";
+static enum log_level  log_max = LOG_LEVEL_INFO;
 static pthread_mutex_t log_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* Sets the program name printed first and the most verbose level shown. */

@@ -2,8 +2,8 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "config.h"
 #include "common/paths.h"
+#include "config.h"
 
 /* Returns the environment variable's value, or def when unset or empty. */
 static const char *
@@ -22,15 +22,17 @@ paths_defaults(const char **db, const char **sock, const char **machines,
 	*sock = paths_env("HILAB_SOCKET", PATHS_SOCKET);
 	*machines = paths_env("HILAB_MACHINES", PATHS_MACHINES);
 	/* An installed catalog sits in datadir; a build tree uses its own. */
-	*catalog = paths_env("HILAB_CATALOG", access(HILAB_DATADIR
-	    "/benchmarks", R_OK) == 0 ? HILAB_DATADIR "/benchmarks" :
-	    HILAB_SRCDIR "/benchmarks");
+	*catalog = paths_env("HILAB_CATALOG",
+	    access(HILAB_DATADIR "/benchmarks", R_OK) == 0
+		? HILAB_DATADIR "/benchmarks"
+		: HILAB_SRCDIR "/benchmarks");
 }
 
 const char *
 paths_agent_dir(void)
 {
-	return paths_env("HILAB_AGENT_DIR", access(HILAB_LIBEXECDIR
-	    "/hilab-agent", X_OK) == 0 ? HILAB_LIBEXECDIR :
-	    HILAB_BUILDDIR "/agents");
+	return paths_env("HILAB_AGENT_DIR",
+	    access(HILAB_LIBEXECDIR "/hilab-agent", X_OK) == 0
+		? HILAB_LIBEXECDIR
+		: HILAB_BUILDDIR "/agents");
 }

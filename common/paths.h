@@ -2,17 +2,17 @@
 #ifndef HILAB_PATHS_H
 #define HILAB_PATHS_H
 
-#define PATHS_DB	"/var/lib/hilab/hilab.db"
-#define PATHS_SOCKET	"/run/hilab/control.sock"
-#define PATHS_MACHINES	"/etc/hilab/machines"
+#define PATHS_DB       "/var/lib/hilab/hilab.db"
+#define PATHS_SOCKET   "/run/hilab/control.sock"
+#define PATHS_MACHINES "/etc/hilab/machines"
 
 /*
  * Fills in the database, control socket, inventory and benchmark catalog
  * paths from HILAB_DB, HILAB_SOCKET, HILAB_MACHINES and HILAB_CATALOG, or
  * the defaults.  The strings are static or from the environment.
  */
-void	paths_defaults(const char **db, const char **sock,
-	    const char **machines, const char **catalog);
+void paths_defaults(const char **db, const char **sock, const char **machines,
+    const char **catalog);
 /* The directory holding hilab-agent builds: HILAB_AGENT_DIR or libexec. */
 const char *paths_agent_dir(void);
 

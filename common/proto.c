@@ -10,18 +10,18 @@
 #include "common/xmalloc.h"
 
 /* Field header: u16 tag, u8 kind, u32 len. */
-#define PROTO_FIELD_HDR	7
+#define PROTO_FIELD_HDR	 7
 /* Message header: u16 type, u16 nfields. */
-#define PROTO_MSG_HDR	4
+#define PROTO_MSG_HDR	 4
 #define PROTO_RUN_ID_MAX 64
 
 /* How a tag may appear in one message type. */
-#define PROTO_REQ	0x1	/* must appear */
-#define PROTO_REP	0x2	/* may appear more than once */
+#define PROTO_REQ 0x1 /* must appear */
+#define PROTO_REP 0x2 /* may appear more than once */
 
 struct proto_rule {
-	uint8_t		tag;
-	uint8_t		flags;
+	uint8_t tag;
+	uint8_t flags;
 };
 
 /*
@@ -29,77 +29,71 @@ struct proto_rule {
  * a sequence of whole groups, each field in its slot (a slot lists its tags).
  */
 struct proto_spec {
-	const char		*name;
-	struct proto_rule	 rules[12];
-	uint8_t			 slots[3][2];
-	uint8_t			 nslots;
+	const char	 *name;
+	struct proto_rule rules[12];
+	uint8_t		  slots[3][2];
+	uint8_t		  nslots;
 };
 
 static const struct proto_spec proto_specs[PROTO_TYPE_MAX] = {
-	[PROTO_HELLO] = { "HELLO", {
-		{ PROTO_T_VERSION, PROTO_REQ },
-		{ PROTO_T_AGENT_VERSION, 0 },
-		{ PROTO_T_ARCH, 0 } }, { { 0 } }, 0 },
-	[PROTO_ERROR] = { "ERROR", {
-		{ PROTO_T_MESSAGE, PROTO_REQ } }, { { 0 } }, 0 },
+	[PROTO_HELLO] = { "HELLO",
+	    { { PROTO_T_VERSION, PROTO_REQ }, { PROTO_T_AGENT_VERSION, 0 },
+		{ PROTO_T_ARCH, 0 } },
+	    { { 0 } }, 0 },
+	[PROTO_ERROR] = { "ERROR", { { PROTO_T_MESSAGE, PROTO_REQ } },
+	    { { 0 } }, 0 },
 	[PROTO_FACTS_REQ] = { "FACTS_REQ", { { 0, 0 } }, { { 0 } }, 0 },
-	[PROTO_FACTS] = { "FACTS", {
-		{ PROTO_T_KEY, PROTO_REP },
-		{ PROTO_T_VALUE, PROTO_REP },
+	[PROTO_FACTS] = { "FACTS",
+	    { { PROTO_T_KEY, PROTO_REP }, { PROTO_T_VALUE, PROTO_REP },
 		{ PROTO_T_ABSENT, PROTO_REP } },
-		{ { PROTO_T_KEY }, { PROTO_T_VALUE, PROTO_T_ABSENT } }, 2 },
-	[PROTO_RUN] = { "RUN", {
-		{ PROTO_T_RUN_ID, PROTO_REQ },
+	    { { PROTO_T_KEY }, { PROTO_T_VALUE, PROTO_T_ABSENT } }, 2 },
+	[PROTO_RUN] = { "RUN",
+	    { { PROTO_T_RUN_ID, PROTO_REQ },
 		{ PROTO_T_ARGV, PROTO_REQ | PROTO_REP },
 		{ PROTO_T_ITERATIONS, PROTO_REQ },
-		{ PROTO_T_WARMUPS, PROTO_REQ },
-		{ PROTO_T_TIMEOUT_MS, 0 },
-		{ PROTO_T_CWD, 0 },
-		{ PROTO_T_ENV, PROTO_REP } }, { { 0 } }, 0 },
-	[PROTO_RUN_STARTED] = { "RUN_STARTED", {
-		{ PROTO_T_RUN_ID, PROTO_REQ },
-		{ PROTO_T_PID, PROTO_REQ } }, { { 0 } }, 0 },
-	[PROTO_RESULT] = { "RESULT", {
-		{ PROTO_T_RUN_ID, PROTO_REQ },
-		{ PROTO_T_SEQ, PROTO_REQ },
+		{ PROTO_T_WARMUPS, PROTO_REQ }, { PROTO_T_TIMEOUT_MS, 0 },
+		{ PROTO_T_CWD, 0 }, { PROTO_T_ENV, PROTO_REP } },
+	    { { 0 } }, 0 },
+	[PROTO_RUN_STARTED] = { "RUN_STARTED",
+	    { { PROTO_T_RUN_ID, PROTO_REQ }, { PROTO_T_PID, PROTO_REQ } },
+	    { { 0 } }, 0 },
+	[PROTO_RESULT] = { "RESULT",
+	    { { PROTO_T_RUN_ID, PROTO_REQ }, { PROTO_T_SEQ, PROTO_REQ },
 		{ PROTO_T_WARMUP, PROTO_REQ },
 		{ PROTO_T_EXIT_STATUS, PROTO_REQ },
 		{ PROTO_T_TIMED_OUT, PROTO_REQ },
-		{ PROTO_T_WALL_NS, PROTO_REQ },
-		{ PROTO_T_UTIME_US, PROTO_REQ },
+		{ PROTO_T_WALL_NS, PROTO_REQ }, { PROTO_T_UTIME_US, PROTO_REQ },
 		{ PROTO_T_STIME_US, PROTO_REQ },
-		{ PROTO_T_MAXRSS_KB, PROTO_REQ },
-		{ PROTO_T_OUTPUT, PROTO_REQ },
-		{ PROTO_T_TRUNCATED, PROTO_REQ } }, { { 0 } }, 0 },
-	[PROTO_RUN_DONE] = { "RUN_DONE", {
-		{ PROTO_T_RUN_ID, PROTO_REQ },
-		{ PROTO_T_STATE, PROTO_REQ },
-		{ PROTO_T_COUNT, PROTO_REQ } }, { { 0 } }, 0 },
-	[PROTO_STATUS_REQ] = { "STATUS_REQ", {
-		{ PROTO_T_RUN_ID, 0 } }, { { 0 } }, 0 },
-	[PROTO_STATUS] = { "STATUS", {
-		{ PROTO_T_RUN_ID, PROTO_REP },
-		{ PROTO_T_STATE, PROTO_REP },
+		{ PROTO_T_MAXRSS_KB, PROTO_REQ }, { PROTO_T_OUTPUT, PROTO_REQ },
+		{ PROTO_T_TRUNCATED, PROTO_REQ } },
+	    { { 0 } }, 0 },
+	[PROTO_RUN_DONE] = { "RUN_DONE",
+	    { { PROTO_T_RUN_ID, PROTO_REQ }, { PROTO_T_STATE, PROTO_REQ },
+		{ PROTO_T_COUNT, PROTO_REQ } },
+	    { { 0 } }, 0 },
+	[PROTO_STATUS_REQ] = { "STATUS_REQ", { { PROTO_T_RUN_ID, 0 } },
+	    { { 0 } }, 0 },
+	[PROTO_STATUS] = { "STATUS",
+	    { { PROTO_T_RUN_ID, PROTO_REP }, { PROTO_T_STATE, PROTO_REP },
 		{ PROTO_T_COUNT, PROTO_REP } },
-		{ { PROTO_T_RUN_ID }, { PROTO_T_STATE }, { PROTO_T_COUNT } },
-		3 },
-	[PROTO_FETCH] = { "FETCH", {
-		{ PROTO_T_RUN_ID, PROTO_REQ },
-		{ PROTO_T_FROM_SEQ, PROTO_REQ },
-		{ PROTO_T_WAIT, 0 } }, { { 0 } }, 0 },
-	[PROTO_ACK] = { "ACK", {
-		{ PROTO_T_RUN_ID, PROTO_REQ } }, { { 0 } }, 0 },
-	[PROTO_ACKED] = { "ACKED", {
-		{ PROTO_T_RUN_ID, PROTO_REQ } }, { { 0 } }, 0 },
+	    { { PROTO_T_RUN_ID }, { PROTO_T_STATE }, { PROTO_T_COUNT } }, 3 },
+	[PROTO_FETCH] = { "FETCH",
+	    { { PROTO_T_RUN_ID, PROTO_REQ }, { PROTO_T_FROM_SEQ, PROTO_REQ },
+		{ PROTO_T_WAIT, 0 } },
+	    { { 0 } }, 0 },
+	[PROTO_ACK] = { "ACK", { { PROTO_T_RUN_ID, PROTO_REQ } }, { { 0 } },
+	    0 },
+	[PROTO_ACKED] = { "ACKED", { { PROTO_T_RUN_ID, PROTO_REQ } }, { { 0 } },
+	    0 },
 	[PROTO_BYE] = { "BYE", { { 0, 0 } }, { { 0 } }, 0 },
-	[PROTO_CANCEL] = { "CANCEL", {
-		{ PROTO_T_RUN_ID, PROTO_REQ } }, { { 0 } }, 0 },
+	[PROTO_CANCEL] = { "CANCEL", { { PROTO_T_RUN_ID, PROTO_REQ } },
+	    { { 0 } }, 0 },
 };
 
 /* The kind every tag must have, and its name for messages. */
 static const struct {
-	const char	*name;
-	uint8_t		 kind;
+	const char *name;
+	uint8_t	    kind;
 } proto_tags[PROTO_TAG_MAX] = {
 	[PROTO_T_VERSION] = { "VERSION", PROTO_KIND_U64 },
 	[PROTO_T_AGENT_VERSION] = { "AGENT_VERSION", PROTO_KIND_BYTES },
@@ -146,8 +140,8 @@ proto_put_be(unsigned char *p, uint64_t v, int n)
 static uint64_t
 proto_get_be(const unsigned char *p, int n)
 {
-	uint64_t	v = 0;
-	int		i;
+	uint64_t v = 0;
+	int	 i;
 
 	for (i = 0; i < n; i++)
 		v = (v << 8) | p[i];
@@ -158,7 +152,7 @@ proto_get_be(const unsigned char *p, int n)
 static unsigned char *
 proto_reserve(struct proto_buf *b, size_t n)
 {
-	unsigned char	*p;
+	unsigned char *p;
 
 	if (b->len + n > b->cap) {
 		while (b->len + n > b->cap)
@@ -174,7 +168,7 @@ proto_reserve(struct proto_buf *b, size_t n)
 void
 proto_begin(struct proto_buf *b, enum proto_type type)
 {
-	unsigned char	*p;
+	unsigned char *p;
 
 	memset(b, 0, sizeof *b);
 	p = proto_reserve(b, PROTO_HDR_LEN + PROTO_MSG_HDR);
@@ -184,10 +178,10 @@ proto_begin(struct proto_buf *b, enum proto_type type)
 
 /* Appends one field header and returns where its data goes. */
 static unsigned char *
-proto_add_field(struct proto_buf *b, enum proto_tag tag,
-    enum proto_kind kind, size_t len)
+proto_add_field(struct proto_buf *b, enum proto_tag tag, enum proto_kind kind,
+    size_t len)
 {
-	unsigned char	*p;
+	unsigned char *p;
 
 	if (b->nfields == PROTO_MAX_FIELDS || len > UINT32_MAX) {
 		fprintf(stderr, "proto: frame too large\n");
@@ -221,7 +215,7 @@ void
 proto_add_bytes(struct proto_buf *b, enum proto_tag tag, const void *data,
     size_t len)
 {
-	unsigned char	*p = proto_add_field(b, tag, PROTO_KIND_BYTES, len);
+	unsigned char *p = proto_add_field(b, tag, PROTO_KIND_BYTES, len);
 
 	if (len > 0)
 		memcpy(p, data, len);
@@ -261,7 +255,7 @@ proto_buf_free(struct proto_buf *b)
 static int
 proto_fail(char *err, size_t errlen, const char *fmt, ...)
 {
-	va_list	ap;
+	va_list ap;
 
 	if (err != NULL && errlen > 0) {
 		va_start(ap, fmt);
@@ -293,7 +287,7 @@ proto_type_name(int type)
 static const struct proto_rule *
 proto_rule_find(const struct proto_spec *spec, unsigned tag)
 {
-	size_t	i;
+	size_t i;
 
 	for (i = 0; i < sizeof spec->rules / sizeof spec->rules[0]; i++) {
 		if (spec->rules[i].tag == 0)
@@ -337,15 +331,15 @@ proto_parse_field(const unsigned char *p, size_t len, size_t *off,
 static int
 proto_run_id_ok(const unsigned char *s, size_t len)
 {
-	size_t	i;
+	size_t i;
 
 	if (len == 0 || len > PROTO_RUN_ID_MAX)
 		return 0;
 	for (i = 0; i < len; i++) {
 		if (!(s[i] >= 'a' && s[i] <= 'z') &&
 		    !(s[i] >= 'A' && s[i] <= 'Z') &&
-		    !(s[i] >= '0' && s[i] <= '9') &&
-		    s[i] != '.' && s[i] != '_' && s[i] != '-')
+		    !(s[i] >= '0' && s[i] <= '9') && s[i] != '.' &&
+		    s[i] != '_' && s[i] != '-')
 			return 0;
 	}
 	/* "." and ".." would name the spool itself. */
@@ -358,8 +352,8 @@ proto_run_id_ok(const unsigned char *s, size_t len)
 static int
 proto_check_bytes(const struct proto_field *f, char *err, size_t errlen)
 {
-	const char	*name = proto_tag_name(f->tag);
-	const void	*eq;
+	const char *name = proto_tag_name(f->tag);
+	const void *eq;
 
 	if (f->tag == PROTO_T_RUN_ID && !proto_run_id_ok(f->data, f->len))
 		return proto_fail(err, errlen, "field RUN_ID: invalid run id");
@@ -412,7 +406,7 @@ static int
 proto_check_field(const struct proto_spec *spec, const struct proto_field *f,
     unsigned *seen, char *err, size_t errlen)
 {
-	const struct proto_rule	*rule;
+	const struct proto_rule *rule;
 	const char		*name = proto_tag_name(f->tag);
 
 	if (f->tag == 0 || f->tag >= PROTO_TAG_MAX)
@@ -436,8 +430,8 @@ static int
 proto_check_msg(const struct proto_spec *spec, const struct proto_msg *m,
     const unsigned *seen, char *err, size_t errlen)
 {
-	const uint8_t	*slot;
-	size_t		 i;
+	const uint8_t *slot;
+	size_t	       i;
 
 	for (i = 0; i < sizeof spec->rules / sizeof spec->rules[0]; i++) {
 		if (spec->rules[i].tag == 0)
@@ -468,9 +462,9 @@ proto_decode_fields(const unsigned char *p, size_t len,
     const struct proto_spec *spec, struct proto_msg *m, char *err,
     size_t errlen)
 {
-	unsigned	seen[PROTO_TAG_MAX] = { 0 };
-	size_t		off = PROTO_MSG_HDR;
-	uint16_t	i;
+	unsigned seen[PROTO_TAG_MAX] = { 0 };
+	size_t	 off = PROTO_MSG_HDR;
+	uint16_t i;
 
 	/* Each field takes at least its header: bounds the allocation. */
 	if (m->nfields > (len - off) / PROTO_FIELD_HDR)
@@ -479,10 +473,10 @@ proto_decode_fields(const unsigned char *p, size_t len,
 	m->fields = xcalloc(m->nfields, sizeof *m->fields);
 	for (i = 0; i < m->nfields; i++) {
 		if (proto_parse_field(p, len, &off, &m->fields[i], err,
-		    errlen) == -1)
+			errlen) == -1)
 			return -1;
-		if (proto_check_field(spec, &m->fields[i], seen, err,
-		    errlen) == -1)
+		if (proto_check_field(spec, &m->fields[i], seen, err, errlen) ==
+		    -1)
 			return -1;
 	}
 	if (off != len)
@@ -496,8 +490,8 @@ int
 proto_decode(const void *payload, size_t len, struct proto_msg *m, char *err,
     size_t errlen)
 {
-	const unsigned char	*p = payload;
-	int			 rc = -1;
+	const unsigned char *p = payload;
+	int		     rc = -1;
 
 	memset(m, 0, sizeof *m);
 	if (len < PROTO_MSG_HDR) {
@@ -514,8 +508,7 @@ proto_decode(const void *payload, size_t len, struct proto_msg *m, char *err,
 		proto_fail(err, errlen, "unknown message type %u", m->type);
 		goto out;
 	}
-	rc = proto_decode_fields(p, len, &proto_specs[m->type], m, err,
-	    errlen);
+	rc = proto_decode_fields(p, len, &proto_specs[m->type], m, err, errlen);
 out:
 	if (rc == -1)
 		proto_msg_clear(m);
@@ -534,7 +527,7 @@ proto_msg_clear(struct proto_msg *m)
 uint32_t
 proto_frame_len(const unsigned char hdr[PROTO_HDR_LEN])
 {
-	uint32_t	len = proto_get_be(hdr, 4);
+	uint32_t len = proto_get_be(hdr, 4);
 
 	return len > PROTO_MAX_PAYLOAD ? 0 : len;
 }
@@ -543,7 +536,7 @@ proto_frame_len(const unsigned char hdr[PROTO_HDR_LEN])
 const struct proto_field *
 proto_find(const struct proto_msg *m, enum proto_tag tag)
 {
-	uint16_t	i;
+	uint16_t i;
 
 	for (i = 0; i < m->nfields; i++) {
 		if (m->fields[i].tag == tag)
@@ -556,7 +549,7 @@ proto_find(const struct proto_msg *m, enum proto_tag tag)
 int
 proto_get_u64(const struct proto_msg *m, enum proto_tag tag, uint64_t *v)
 {
-	const struct proto_field	*f = proto_find(m, tag);
+	const struct proto_field *f = proto_find(m, tag);
 
 	if (f == NULL || f->kind != PROTO_KIND_U64)
 		return -1;
@@ -568,7 +561,7 @@ proto_get_u64(const struct proto_msg *m, enum proto_tag tag, uint64_t *v)
 int
 proto_get_i64(const struct proto_msg *m, enum proto_tag tag, int64_t *v)
 {
-	const struct proto_field	*f = proto_find(m, tag);
+	const struct proto_field *f = proto_find(m, tag);
 
 	if (f == NULL || f->kind != PROTO_KIND_I64)
 		return -1;
@@ -580,7 +573,7 @@ proto_get_i64(const struct proto_msg *m, enum proto_tag tag, int64_t *v)
 char *
 proto_field_str(const struct proto_field *f)
 {
-	char	*s;
+	char *s;
 
 	if (f == NULL || f->kind != PROTO_KIND_BYTES)
 		return NULL;
@@ -602,8 +595,8 @@ proto_get_str(const struct proto_msg *m, enum proto_tag tag)
 static int
 proto_write_all(int fd, const void *data, size_t len)
 {
-	const unsigned char	*p = data;
-	ssize_t			 n;
+	const unsigned char *p = data;
+	ssize_t		     n;
 
 	while (len > 0) {
 		n = write(fd, p, len);
@@ -633,7 +626,7 @@ proto_write_frame(int fd, const struct proto_buf *b)
 int
 proto_write_payload(int fd, const void *payload, size_t len)
 {
-	unsigned char	hdr[PROTO_HDR_LEN];
+	unsigned char hdr[PROTO_HDR_LEN];
 
 	if (len < PROTO_MSG_HDR || len > PROTO_MAX_PAYLOAD) {
 		errno = EMSGSIZE;
@@ -649,9 +642,9 @@ proto_write_payload(int fd, const void *payload, size_t len)
 static ssize_t
 proto_read_all(int fd, void *data, size_t len)
 {
-	unsigned char	*p = data;
-	size_t		 got = 0;
-	ssize_t		 n;
+	unsigned char *p = data;
+	size_t	       got = 0;
+	ssize_t	       n;
 
 	while (got < len) {
 		n = read(fd, p + got, len - got);
@@ -671,11 +664,11 @@ int
 proto_read_frame(int fd, unsigned char **payload, size_t *len, char *err,
     size_t errlen)
 {
-	unsigned char	 hdr[PROTO_HDR_LEN];
-	unsigned char	*p = NULL;
-	ssize_t		 n;
-	uint32_t	 flen;
-	int		 rc = -1;
+	unsigned char  hdr[PROTO_HDR_LEN];
+	unsigned char *p = NULL;
+	ssize_t	       n;
+	uint32_t       flen;
+	int	       rc = -1;
 
 	*payload = NULL;
 	*len = 0;

@@ -76,7 +76,7 @@ char *
 xasprintf(const char *fmt, ...)
 {
 	va_list ap;
-	char *s;
+	char   *s;
 
 	va_start(ap, fmt);
 	s = xvasprintf(fmt, ap);

@@ -8,14 +8,14 @@
 #include "common/xmalloc.h"
 #include "db/db_int.h"
 
-#define BACKUP_TRIES	50	/* 100 ms apart: the source busy for 5 s */
+#define BACKUP_TRIES 50 /* 100 ms apart: the source busy for 5 s */
 
 /* Copies every page of db into the open connection to. */
 static int
 backup_copy(struct db *db, sqlite3 *to, const char *path, char **cause)
 {
-	sqlite3_backup	*b;
-	int		 rc, tries = 0;
+	sqlite3_backup *b;
+	int		rc, tries = 0;
 
 	if ((b = sqlite3_backup_init(to, "main", db->h, "main")) == NULL)
 		return db_failx(db, cause, "backup to \"%s\": %s", path,
@@ -41,7 +41,7 @@ backup_copy(struct db *db, sqlite3 *to, const char *path, char **cause)
 int
 db_backup(struct db *db, const char *path, char **cause)
 {
-	sqlite3	*to = NULL;
+	sqlite3 *to = NULL;
 	char	*tmp;
 	int	 rc = -1;
 
@@ -49,8 +49,9 @@ db_backup(struct db *db, const char *path, char **cause)
 		return -1;
 	tmp = xasprintf("%s.tmp", path);
 	unlink(tmp);
-	if (sqlite3_open_v2(tmp, &to, SQLITE_OPEN_READWRITE |
-	    SQLITE_OPEN_CREATE, NULL) != SQLITE_OK) {
+	if (sqlite3_open_v2(tmp, &to,
+		SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE,
+		NULL) != SQLITE_OK) {
 		db_failx(db, cause, "backup to \"%s\": %s", tmp,
 		    sqlite3_errmsg(to));
 		goto out;
@@ -58,7 +59,7 @@ db_backup(struct db *db, const char *path, char **cause)
 	if (backup_copy(db, to, path, cause) == -1)
 		goto out;
 	if (sqlite3_exec(to, "PRAGMA journal_mode = DELETE", NULL, NULL,
-	    NULL) != SQLITE_OK) {
+		NULL) != SQLITE_OK) {
 		db_failx(db, cause, "backup to \"%s\": journal mode: %s", path,
 		    sqlite3_errmsg(to));
 		goto out;

@@ -10,14 +10,12 @@
 #include "db/db_int.h"
 #include "db/migrate.h"
 
-#define DB_BUSY_TIMEOUT_MS	5000
+#define DB_BUSY_TIMEOUT_MS 5000
 
-static const char *db_state_names[] = {
-	"queued", "running", "done", "failed", "cancelled"
-};
-static const char *db_health_names[] = {
-	"good", "unknown", "bad", "maintenance"
-};
+static const char *db_state_names[] = { "queued", "running", "done", "failed",
+	"cancelled" };
+static const char *db_health_names[] = { "good", "unknown", "bad",
+	"maintenance" };
 static const char *db_level_names[] = { "debug", "info", "warn", "error" };
 
 /* The schema version this program writes. */
@@ -38,7 +36,7 @@ db_state_name(enum db_state s)
 int
 db_state_parse(const char *s, enum db_state *out)
 {
-	int	i;
+	int i;
 
 	for (i = 0; i < DB_NSTATES; i++)
 		if (s != NULL && strcmp(s, db_state_names[i]) == 0) {
@@ -59,7 +57,7 @@ db_health_name(enum db_health h)
 int
 db_health_parse(const char *s, enum db_health *out)
 {
-	int	i;
+	int i;
 
 	for (i = 0; i <= DB_HEALTH_MAINTENANCE; i++)
 		if (s != NULL && strcmp(s, db_health_names[i]) == 0) {
@@ -80,7 +78,7 @@ db_level_name(enum db_level l)
 int64_t
 db_now_ms(void)
 {
-	struct timespec	ts;
+	struct timespec ts;
 
 	clock_gettime(CLOCK_REALTIME, &ts);
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
@@ -90,8 +88,8 @@ db_now_ms(void)
 int
 db_failx(struct db *db, char **cause, const char *fmt, ...)
 {
-	va_list	 ap;
-	char	*msg;
+	va_list ap;
+	char   *msg;
 
 	va_start(ap, fmt);
 	msg = xvasprintf(fmt, ap);
@@ -135,7 +133,7 @@ db_bind_opt(sqlite3_stmt *s, int i, int64_t v)
 char *
 db_column_text(sqlite3_stmt *s, int i)
 {
-	const unsigned char	*t = sqlite3_column_text(s, i);
+	const unsigned char *t = sqlite3_column_text(s, i);
 
 	return t == NULL ? NULL : xstrdup((const char *)t);
 }
@@ -145,8 +143,8 @@ int
 db_rows_read(struct db *db, sqlite3_stmt *s, const struct db_rows *t,
     const char *what, void **out, size_t *n, char **cause)
 {
-	char	*rows = NULL;
-	int	 rc;
+	char *rows = NULL;
+	int   rc;
 
 	*out = NULL;
 	*n = 0;
@@ -168,7 +166,7 @@ db_rows_read(struct db *db, sqlite3_stmt *s, const struct db_rows *t,
 void
 db_rows_free(const struct db_rows *t, void *rows, size_t n)
 {
-	size_t	i;
+	size_t i;
 
 	for (i = 0; rows != NULL && i < n; i++)
 		t->clear((char *)rows + i * t->size);
@@ -179,8 +177,8 @@ db_rows_free(const struct db_rows *t, void *rows, size_t n)
 sqlite3_stmt *
 db_stmt(struct db *db, const char *sql, char **cause)
 {
-	struct db_cached	*c;
-	size_t			 i;
+	struct db_cached *c;
+	size_t		  i;
 
 	for (i = 0; i < db->ncache; i++)
 		if (db->cache[i].sql == sql) {
@@ -191,7 +189,7 @@ db_stmt(struct db *db, const char *sql, char **cause)
 	db->cache = xreallocarray(db->cache, db->ncache + 1, sizeof *c);
 	c = &db->cache[db->ncache];
 	if (sqlite3_prepare_v3(db->h, sql, -1, SQLITE_PREPARE_PERSISTENT,
-	    &c->stmt, NULL) != SQLITE_OK) {
+		&c->stmt, NULL) != SQLITE_OK) {
 		db_fail(db, cause, "prepare");
 		return NULL;
 	}
@@ -204,7 +202,7 @@ db_stmt(struct db *db, const char *sql, char **cause)
 int
 db_exec_stmt(struct db *db, sqlite3_stmt *s, const char *what, char **cause)
 {
-	int	rc;
+	int rc;
 
 	rc = sqlite3_step(s);
 	if (rc != SQLITE_DONE && rc != SQLITE_ROW)
@@ -226,15 +224,15 @@ db_exec(struct db *db, const char *sql, const char *what, char **cause)
 int
 db_mkdir_parents(const char *path, char **cause)
 {
-	char	*dir, *p;
-	int	 rc = -1;
+	char *dir, *p;
+	int   rc = -1;
 
 	dir = xstrdup(path);
 	for (p = dir + 1; (p = strchr(p, '/')) != NULL; p++) {
 		*p = '\0';
 		if (mkdir(dir, 0755) == -1 && errno != EEXIST) {
-			*cause = xasprintf("db \"%s\": mkdir \"%s\": %s",
-			    path, dir, strerror(errno));
+			*cause = xasprintf("db \"%s\": mkdir \"%s\": %s", path,
+			    dir, strerror(errno));
 			goto out;
 		}
 		*p = '/';
@@ -249,27 +247,27 @@ out:
 static int
 db_setup(struct db *db, char **cause)
 {
-	sqlite3_stmt	*s;
-	const char	*mode;
-	int		 rc = -1;
+	sqlite3_stmt *s;
+	const char   *mode;
+	int	      rc = -1;
 
 	sqlite3_extended_result_codes(db->h, 1);
 	sqlite3_busy_timeout(db->h, DB_BUSY_TIMEOUT_MS);
-	if (db_exec(db, "PRAGMA foreign_keys = ON", "foreign keys", cause)
-	    == -1)
+	if (db_exec(db, "PRAGMA foreign_keys = ON", "foreign keys", cause) ==
+	    -1)
 		return -1;
 	if (db->readonly)
 		return 0;
 	if (sqlite3_prepare_v2(db->h, "PRAGMA journal_mode = WAL", -1, &s,
-	    NULL) != SQLITE_OK)
+		NULL) != SQLITE_OK)
 		return db_fail(db, cause, "journal mode");
 	if (sqlite3_step(s) != SQLITE_ROW) {
 		db_fail(db, cause, "journal mode");
 		goto out;
 	}
 	mode = (const char *)sqlite3_column_text(s, 0);
-	if (mode == NULL || (strcmp(mode, "wal") != 0 &&
-	    strcmp(mode, "memory") != 0)) {
+	if (mode == NULL ||
+	    (strcmp(mode, "wal") != 0 && strcmp(mode, "memory") != 0)) {
 		db_failx(db, cause, "journal mode: got \"%s\", not wal",
 		    mode != NULL ? mode : "");
 		goto out;
@@ -284,20 +282,20 @@ out:
 static struct db *
 db_open_flags(const char *path, int flags, char **cause)
 {
-	struct db	*db;
+	struct db *db;
 
 	db = xcalloc(1, sizeof *db);
 	db->path = xstrdup(path);
 	db->readonly = (flags & SQLITE_OPEN_READONLY) != 0;
-	if (sqlite3_open_v2(path, &db->h, flags | SQLITE_OPEN_NOMUTEX, NULL)
-	    != SQLITE_OK) {
+	if (sqlite3_open_v2(path, &db->h, flags | SQLITE_OPEN_NOMUTEX, NULL) !=
+	    SQLITE_OK) {
 		db_fail(db, cause, "open");
 		goto fail;
 	}
 	if (db_setup(db, cause) == -1)
 		goto fail;
 	if (db_migrate(db->h, path, db_migrations, db_migrations_count,
-	    db->readonly, cause) == -1)
+		db->readonly, cause) == -1)
 		goto fail;
 	return db;
 fail:
@@ -327,7 +325,7 @@ db_open_readonly(const char *path, char **cause)
 void
 db_close(struct db *db)
 {
-	size_t	i;
+	size_t i;
 
 	if (db == NULL)
 		return;

@@ -21,7 +21,7 @@ struct db;
 struct sqlite3;
 
 /* The schema version this program writes (PRAGMA user_version). */
-int	db_schema_version(void);
+int db_schema_version(void);
 
 /* State of a job or a run; the text form is what the schema stores. */
 enum db_state {
@@ -42,262 +42,257 @@ enum db_health {
 
 enum db_level { DB_DEBUG, DB_INFO, DB_WARN, DB_ERROR };
 
-const char	*db_state_name(enum db_state);
-int		 db_state_parse(const char *, enum db_state *);
-const char	*db_health_name(enum db_health);
-int		 db_health_parse(const char *, enum db_health *);
-const char	*db_level_name(enum db_level);
+const char *db_state_name(enum db_state);
+int	    db_state_parse(const char *, enum db_state *);
+const char *db_health_name(enum db_health);
+int	    db_health_parse(const char *, enum db_health *);
+const char *db_level_name(enum db_level);
 /* The current time in unix milliseconds, as stored in every time column. */
-int64_t		 db_now_ms(void);
+int64_t db_now_ms(void);
 
 /*
  * Opens (creating it and its parent directory if needed) and migrates a
  * database; refuses one newer than this program or not made by hilab.
  */
-struct db	*db_open(const char *path, char **cause);
+struct db *db_open(const char *path, char **cause);
 /* Opens an existing database of this schema version read-only. */
-struct db	*db_open_readonly(const char *path, char **cause);
-void		 db_close(struct db *);
-const char	*db_path(struct db *);
+struct db  *db_open_readonly(const char *path, char **cause);
+void	    db_close(struct db *);
+const char *db_path(struct db *);
 /* The connection, for ad-hoc read-only queries (hilab query). */
-struct sqlite3	*db_sqlite(struct db *);
+struct sqlite3 *db_sqlite(struct db *);
 
 /* Write transactions (BEGIN IMMEDIATE: they never fail half-way busy). */
-int	db_begin(struct db *, char **cause);
-int	db_commit(struct db *, char **cause);
-int	db_rollback(struct db *, char **cause);
+int db_begin(struct db *, char **cause);
+int db_commit(struct db *, char **cause);
+int db_rollback(struct db *, char **cause);
 
 /* Writes a consistent copy with the online backup API (hilab export). */
-int	db_backup(struct db *, const char *to, char **cause);
+int db_backup(struct db *, const char *to, char **cause);
 
 /* Machines. */
 struct db_machine {
-	char		*name;
-	char		*kind;		/* ssh, libvirt */
-	char		*arch;
-	char		*facts;		/* JSON of the last connect, or NULL */
-	int64_t		 facts_at;
-	enum db_health	 health;
-	char		*lease_owner;	/* NULL when free */
-	int64_t		 lease_expires;
-	int64_t		 updated_at;
+	char	      *name;
+	char	      *kind; /* ssh, libvirt */
+	char	      *arch;
+	char	      *facts; /* JSON of the last connect, or NULL */
+	int64_t	       facts_at;
+	enum db_health health;
+	char	      *lease_owner; /* NULL when free */
+	int64_t	       lease_expires;
+	int64_t	       updated_at;
 };
 
 /* Adds a machine from the inventory or updates its kind and arch. */
-int	db_machine_upsert(struct db *, const char *name, const char *kind,
-	    const char *arch, char **cause);
-int	db_machine_set_facts(struct db *, const char *name, const char *facts,
-	    char **cause);
-int	db_machine_set_health(struct db *, const char *name, enum db_health,
-	    char **cause);
-struct db_machine *db_machine_get(struct db *, const char *name,
-	    char **cause);
-int	db_machine_list(struct db *, struct db_machine **, size_t *,
-	    char **cause);
-void	db_machine_free(struct db_machine *);
-void	db_machine_list_free(struct db_machine *, size_t);
+int db_machine_upsert(struct db *, const char *name, const char *kind,
+    const char *arch, char **cause);
+int db_machine_set_facts(struct db *, const char *name, const char *facts,
+    char **cause);
+int db_machine_set_health(struct db *, const char *name, enum db_health,
+    char **cause);
+struct db_machine *db_machine_get(struct db *, const char *name, char **cause);
+int  db_machine_list(struct db *, struct db_machine **, size_t *, char **cause);
+void db_machine_free(struct db_machine *);
+void db_machine_list_free(struct db_machine *, size_t);
 /*
  * Leases a machine for ttl_ms if it is free or its lease expired: returns
  * 1 when leased, 0 when another owner holds it, -1 on error.
  */
-int	db_machine_lease(struct db *, const char *name, const char *owner,
-	    int64_t ttl_ms, char **cause);
+int db_machine_lease(struct db *, const char *name, const char *owner,
+    int64_t ttl_ms, char **cause);
 /* Extends a lease this owner holds: 1 renewed, 0 not held, -1 error. */
-int	db_machine_renew(struct db *, const char *name, const char *owner,
-	    int64_t ttl_ms, char **cause);
+int db_machine_renew(struct db *, const char *name, const char *owner,
+    int64_t ttl_ms, char **cause);
 /* Gives a lease back: 1 released, 0 not held by owner, -1 error. */
-int	db_machine_release(struct db *, const char *name, const char *owner,
-	    char **cause);
+int db_machine_release(struct db *, const char *name, const char *owner,
+    char **cause);
 /* Gives back every lease of an owner; returns how many, or -1. */
-int64_t	db_machine_release_all(struct db *, const char *owner, char **cause);
+int64_t db_machine_release_all(struct db *, const char *owner, char **cause);
 
 /* Kernels. */
 struct db_kernel {
-	int64_t	 id;
-	char	*name;		/* "base", "patch 1+2" */
-	char	*release;	/* uname -r once booted, or NULL */
-	char	*version;	/* uname -v once booted, or NULL */
-	char	*cmdline;
-	char	*spec;		/* JSON */
-	char	*spec_hash;
-	int64_t	 created_at;
+	int64_t id;
+	char   *name;	 /* "base", "patch 1+2" */
+	char   *release; /* uname -r once booted, or NULL */
+	char   *version; /* uname -v once booted, or NULL */
+	char   *cmdline;
+	char   *spec; /* JSON */
+	char   *spec_hash;
+	int64_t created_at;
 };
 
 /* Returns the id of the kernel (name, spec), adding it if new, or -1. */
-int64_t	db_kernel_upsert(struct db *, const char *name, const char *cmdline,
-	    const char *spec, char **cause);
+int64_t db_kernel_upsert(struct db *, const char *name, const char *cmdline,
+    const char *spec, char **cause);
 int	db_kernel_set_version(struct db *, int64_t id, const char *release,
-	    const char *version, char **cause);
+	const char *version, char **cause);
 struct db_kernel *db_kernel_get(struct db *, int64_t id, char **cause);
-void	db_kernel_free(struct db_kernel *);
+void		  db_kernel_free(struct db_kernel *);
 
 /* Jobs. */
 struct db_job {
-	int64_t		 id;
-	char		*name;
-	char		*file;
-	char		*spec;		/* JSON: the normalized job */
-	enum db_state	 state;
-	bool		 cancel_requested;
-	int64_t		 submitted_at;
-	int64_t		 started_at;
-	int64_t		 finished_at;
-	char		*error;
-	int		 runs[DB_NSTATES];	/* its runs by state */
+	int64_t	      id;
+	char	     *name;
+	char	     *file;
+	char	     *spec; /* JSON: the normalized job */
+	enum db_state state;
+	bool	      cancel_requested;
+	int64_t	      submitted_at;
+	int64_t	      started_at;
+	int64_t	      finished_at;
+	char	     *error;
+	int	      runs[DB_NSTATES]; /* its runs by state */
 };
 
 /* Queues a job; returns its id or -1. */
-int64_t	db_job_insert(struct db *, const char *name, const char *file,
-	    const char *spec, char **cause);
+int64_t db_job_insert(struct db *, const char *name, const char *file,
+    const char *spec, char **cause);
 /* Returns a job, or NULL with *cause set (also when there is no such id). */
 struct db_job *db_job_get(struct db *, int64_t id, char **cause);
 /* Every job, oldest first, with its run counts. */
-int	db_job_list(struct db *, struct db_job **, size_t *, char **cause);
+int db_job_list(struct db *, struct db_job **, size_t *, char **cause);
 /* The oldest queued job, or NULL: *cause stays NULL when there is none. */
 struct db_job *db_job_next_queued(struct db *, char **cause);
 /*
  * Moves a job to another state: queued -> running, cancelled or failed;
  * running -> done, failed or cancelled.  error (may be NULL) is kept.
  */
-int	db_job_set_state(struct db *, int64_t id, enum db_state,
-	    const char *error, char **cause);
+int db_job_set_state(struct db *, int64_t id, enum db_state, const char *error,
+    char **cause);
 /* Flags a queued or running job for cancelling (what the CLI writes). */
-int	db_job_cancel_request(struct db *, int64_t id, char **cause);
-void	db_job_free(struct db_job *);
-void	db_job_list_free(struct db_job *, size_t);
+int  db_job_cancel_request(struct db *, int64_t id, char **cause);
+void db_job_free(struct db_job *);
+void db_job_list_free(struct db_job *, size_t);
 
 /* Runs: the plan's fields are set by the planner, the rest by workers. */
 struct db_run {
-	int64_t		 id;
-	int64_t		 job;
-	char		*machine;
-	int64_t		 kernel;
-	char		*benchmark;
-	char		*params;	/* canonical "groups=4" */
-	int		 round;
-	int		 boot;
-	int		 position;	/* order within the round */
-	int		 iterations;
-	int		 warmups;
-	enum db_state	 state;
-	char		*agent_run_id;
-	int64_t		 started_at;
-	int64_t		 finished_at;
-	char		*facts;		/* JSON fingerprint at run time */
-	char		*error;
-	char		*console;	/* console excerpt */
-	int		 boot_tries;	/* boots its kernel took; 0: not
-					   booted for this run */
+	int64_t	      id;
+	int64_t	      job;
+	char	     *machine;
+	int64_t	      kernel;
+	char	     *benchmark;
+	char	     *params; /* canonical "groups=4" */
+	int	      round;
+	int	      boot;
+	int	      position; /* order within the round */
+	int	      iterations;
+	int	      warmups;
+	enum db_state state;
+	char	     *agent_run_id;
+	int64_t	      started_at;
+	int64_t	      finished_at;
+	char	     *facts; /* JSON fingerprint at run time */
+	char	     *error;
+	char	     *console;	  /* console excerpt */
+	int	      boot_tries; /* boots its kernel took; 0: not
+				     booted for this run */
 };
 
 /* Adds a queued run from the plan fields of r; returns its id or -1. */
-int64_t	db_run_insert(struct db *, const struct db_run *r, char **cause);
+int64_t	       db_run_insert(struct db *, const struct db_run *r, char **cause);
 struct db_run *db_run_get(struct db *, int64_t id, char **cause);
 /* The runs of a job in plan order (round, position, id). */
-int	db_run_list(struct db *, int64_t job, struct db_run **, size_t *,
-	    char **cause);
+int db_run_list(struct db *, int64_t job, struct db_run **, size_t *,
+    char **cause);
 /* The next queued run of a job on a machine, or NULL (*cause NULL). */
 struct db_run *db_run_next(struct db *, int64_t job, const char *machine,
-	    char **cause);
+    char **cause);
 /* Marks a queued run running under the agent's run id with its facts. */
-int	db_run_start(struct db *, int64_t id, const char *agent_run_id,
-	    const char *facts, char **cause);
+int db_run_start(struct db *, int64_t id, const char *agent_run_id,
+    const char *facts, char **cause);
 /*
  * Moves a run to another state: queued -> running or cancelled; running ->
  * done, failed, cancelled or back to queued (a lost boot).
  */
-int	db_run_set_state(struct db *, int64_t id, enum db_state,
-	    const char *error, char **cause);
-int	db_run_set_console(struct db *, int64_t id, const char *excerpt,
-	    char **cause);
+int db_run_set_state(struct db *, int64_t id, enum db_state, const char *error,
+    char **cause);
+int db_run_set_console(struct db *, int64_t id, const char *excerpt,
+    char **cause);
 /* Records how many boots the run's kernel took to come up. */
-int	db_run_set_boot_tries(struct db *, int64_t id, int boots,
-	    char **cause);
+int db_run_set_boot_tries(struct db *, int64_t id, int boots, char **cause);
 /*
  * Records that run id is done again as run again: it then neither fails
  * its job nor counts in comparison tables (its samples stay).
  */
-int	db_run_set_retried(struct db *, int64_t id, int64_t again,
-	    char **cause);
+int db_run_set_retried(struct db *, int64_t id, int64_t again, char **cause);
 /* Cancels the queued runs of a job; returns how many, or -1. */
-int64_t	db_run_cancel_queued(struct db *, int64_t job, char **cause);
+int64_t db_run_cancel_queued(struct db *, int64_t job, char **cause);
 void	db_run_free(struct db_run *);
 void	db_run_list_free(struct db_run *, size_t);
 
 /* A run left running by a stopped controller, for reattaching. */
 struct db_interrupted {
-	int64_t	 run;
-	int64_t	 job;
-	char	*machine;
-	char	*agent_run_id;	/* NULL if it never reached the agent */
-	int64_t	 last_seq;	/* highest result seq stored, -1 if none */
+	int64_t run;
+	int64_t job;
+	char   *machine;
+	char   *agent_run_id; /* NULL if it never reached the agent */
+	int64_t last_seq;     /* highest result seq stored, -1 if none */
 };
 
-int	db_run_list_interrupted(struct db *, struct db_interrupted **,
-	    size_t *, char **cause);
-void	db_interrupted_list_free(struct db_interrupted *, size_t);
+int  db_run_list_interrupted(struct db *, struct db_interrupted **, size_t *,
+     char **cause);
+void db_interrupted_list_free(struct db_interrupted *, size_t);
 
 /* One execution of a benchmark command. */
 struct db_result {
-	int64_t		 run;
-	int64_t		 seq;
-	bool		 warmup;
-	int		 exit_status;
-	bool		 timed_out;
-	int64_t		 wall_ns;
-	int64_t		 utime_us;
-	int64_t		 stime_us;
-	int64_t		 maxrss_kb;
-	const void	*output;
-	size_t		 output_len;
-	bool		 truncated;
+	int64_t	    run;
+	int64_t	    seq;
+	bool	    warmup;
+	int	    exit_status;
+	bool	    timed_out;
+	int64_t	    wall_ns;
+	int64_t	    utime_us;
+	int64_t	    stime_us;
+	int64_t	    maxrss_kb;
+	const void *output;
+	size_t	    output_len;
+	bool	    truncated;
 };
 
 /* Stores a result unless (run, seq) is there: 1 new, 0 existed, -1. */
-int	db_run_result_insert(struct db *, const struct db_result *,
-	    char **cause);
+int db_run_result_insert(struct db *, const struct db_result *, char **cause);
 
 /* Samples and metrics. */
 struct db_sample {
-	int64_t		 run;
-	const char	*metric;
-	int64_t		 iteration;
-	double		 value;
-	int64_t		 repeat;	/* nth value of metric in the iteration */
+	int64_t	    run;
+	const char *metric;
+	int64_t	    iteration;
+	double	    value;
+	int64_t	    repeat; /* nth value of metric in the iteration */
 };
 
 /*
  * Stores a batch of samples in one transaction (or the caller's open one);
  * samples already stored are skipped.  Returns how many were new, or -1.
  */
-int64_t	db_samples_insert(struct db *, const struct db_sample *, size_t n,
-	    char **cause);
+int64_t db_samples_insert(struct db *, const struct db_sample *, size_t n,
+    char **cause);
 /* The values of one metric of a run by iteration; caller frees *values. */
-int	db_samples_get(struct db *, int64_t run, const char *metric,
-	    double **values, size_t *n, char **cause);
+int db_samples_get(struct db *, int64_t run, const char *metric,
+    double **values, size_t *n, char **cause);
 /* direction: higher, lower; statistic: amean, hmean, gmean, median. */
-int	db_metric_upsert(struct db *, const char *name, const char *unit,
-	    const char *direction, const char *statistic, char **cause);
+int db_metric_upsert(struct db *, const char *name, const char *unit,
+    const char *direction, const char *statistic, char **cause);
 
 /* Events. */
 struct db_event {
-	int64_t		 id;
-	int64_t		 time;
-	int64_t		 job;		/* 0 if none */
-	int64_t		 run;		/* 0 if none */
-	char		*machine;	/* NULL if none */
-	enum db_level	 level;
-	char		*message;
+	int64_t	      id;
+	int64_t	      time;
+	int64_t	      job;     /* 0 if none */
+	int64_t	      run;     /* 0 if none */
+	char	     *machine; /* NULL if none */
+	enum db_level level;
+	char	     *message;
 };
 
 /* Logs an event; job and run may be 0 and machine NULL. */
-int	db_event_add(struct db *, int64_t job, int64_t run,
-	    const char *machine, enum db_level, char **cause,
-	    const char *fmt, ...) __attribute__((format(printf, 7, 8)));
+int db_event_add(struct db *, int64_t job, int64_t run, const char *machine,
+    enum db_level, char **cause, const char *fmt, ...)
+    __attribute__((format(printf, 7, 8)));
 /* Events with id > after_id, of one job (or all when job is 0). */
-int	db_event_list(struct db *, int64_t job, int64_t after_id,
-	    struct db_event **, size_t *, char **cause);
-void	db_event_list_free(struct db_event *, size_t);
+int  db_event_list(struct db *, int64_t job, int64_t after_id,
+     struct db_event **, size_t *, char		   **cause);
+void db_event_list_free(struct db_event *, size_t);
 
 /*
  * Sweeps: a job file queued again every interval (aligned to a local time
@@ -305,17 +300,17 @@ void	db_event_list_free(struct db_event *, size_t);
  * done job of a sweep with the done job before it.
  */
 struct db_sweep {
-	int64_t		 id;
-	char		*name;
-	char		*file;		/* absolute path of the job file */
-	int64_t		 interval_ms;
-	int		 at_minute;	/* minutes after local midnight, -1 */
-	bool		 enabled;
-	int64_t		 next_at;
-	int64_t		 last_job;	/* 0 if none yet */
-	enum db_state	 last_state;	/* of last_job, when there is one */
-	int64_t		 checked_job;	/* newest job compared, 0 if none */
-	int64_t		 created_at;
+	int64_t	      id;
+	char	     *name;
+	char	     *file; /* absolute path of the job file */
+	int64_t	      interval_ms;
+	int	      at_minute; /* minutes after local midnight, -1 */
+	bool	      enabled;
+	int64_t	      next_at;
+	int64_t	      last_job;	   /* 0 if none yet */
+	enum db_state last_state;  /* of last_job, when there is one */
+	int64_t	      checked_job; /* newest job compared, 0 if none */
+	int64_t	      created_at;
 };
 
 /*
@@ -323,45 +318,41 @@ struct db_sweep {
  * integer that passes now; with at_minute >= 0 the anchor is that local
  * time of now's day instead.
  */
-int64_t	db_sweep_next_at(int64_t interval_ms, int at_minute, int64_t anchor,
-	    int64_t now);
+int64_t db_sweep_next_at(int64_t interval_ms, int at_minute, int64_t anchor,
+    int64_t now);
 /* Adds an enabled sweep first due at next_at; returns its id or -1. */
-int64_t	db_sweep_add(struct db *, const char *name, const char *file,
-	    int64_t interval_ms, int at_minute, int64_t next_at, char **cause);
+int64_t db_sweep_add(struct db *, const char *name, const char *file,
+    int64_t interval_ms, int at_minute, int64_t next_at, char **cause);
 /* Returns a sweep by name, or NULL with *cause set (also if unknown). */
 struct db_sweep *db_sweep_get(struct db *, const char *name, char **cause);
 /* Every sweep, by name. */
-int	db_sweep_list(struct db *, struct db_sweep **, size_t *, char **cause);
+int db_sweep_list(struct db *, struct db_sweep **, size_t *, char **cause);
 /* Enabled sweeps with next_at <= now, most overdue first. */
-int	db_sweep_due(struct db *, int64_t now, struct db_sweep **, size_t *,
-	    char **cause);
+int db_sweep_due(struct db *, int64_t now, struct db_sweep **, size_t *,
+    char **cause);
 /* Removes a sweep; its jobs and events stay, unlinked. */
-int	db_sweep_remove(struct db *, const char *name, char **cause);
-int	db_sweep_set_enabled(struct db *, const char *name, bool,
-	    char **cause);
+int db_sweep_remove(struct db *, const char *name, char **cause);
+int db_sweep_set_enabled(struct db *, const char *name, bool, char **cause);
 /* Moves a sweep's next run (a skipped or invalid run). */
-int	db_sweep_set_next(struct db *, int64_t id, int64_t next_at,
-	    char **cause);
+int db_sweep_set_next(struct db *, int64_t id, int64_t next_at, char **cause);
 /*
  * Queues a job for a sweep in one transaction: the job linked to the
  * sweep, which gets it as last_job and next_at.  Returns the job id or -1.
  */
-int64_t	db_sweep_queue(struct db *, int64_t id, const char *name,
-	    const char *file, const char *spec, int64_t next_at, char **cause);
+int64_t db_sweep_queue(struct db *, int64_t id, const char *name,
+    const char *file, const char *spec, int64_t next_at, char **cause);
 /* Records that the sweep's jobs up to job have been compared. */
-int	db_sweep_set_checked(struct db *, int64_t id, int64_t job,
-	    char **cause);
+int db_sweep_set_checked(struct db *, int64_t id, int64_t job, char **cause);
 /* The jobs a sweep queued, newest first, with their run counts. */
-int	db_sweep_jobs(struct db *, int64_t id, struct db_job **, size_t *,
-	    char **cause);
+int db_sweep_jobs(struct db *, int64_t id, struct db_job **, size_t *,
+    char **cause);
 /* Logs an event about a sweep; job may be 0. */
-int	db_sweep_event_add(struct db *, int64_t id, int64_t job,
-	    enum db_level, char **cause, const char *fmt, ...)
-	    __attribute__((format(printf, 6, 7)));
+int db_sweep_event_add(struct db *, int64_t id, int64_t job, enum db_level,
+    char **cause, const char *fmt, ...) __attribute__((format(printf, 6, 7)));
 /* The events of a sweep, oldest first (free with db_event_list_free). */
-int	db_sweep_events(struct db *, int64_t id, struct db_event **, size_t *,
-	    char **cause);
-void	db_sweep_free(struct db_sweep *);
-void	db_sweep_list_free(struct db_sweep *, size_t);
+int  db_sweep_events(struct db *, int64_t id, struct db_event **, size_t *,
+     char **cause);
+void db_sweep_free(struct db_sweep *);
+void db_sweep_list_free(struct db_sweep *, size_t);
 
 #endif

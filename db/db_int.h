@@ -9,38 +9,37 @@
 
 /* One prepared statement kept for the life of the connection. */
 struct db_cached {
-	const char	*sql;	/* the caller's static text: the key */
-	sqlite3_stmt	*stmt;
+	const char   *sql; /* the caller's static text: the key */
+	sqlite3_stmt *stmt;
 };
 
 struct db {
-	sqlite3			*h;
-	char			*path;
-	int			 readonly;
-	struct db_cached	*cache;
-	size_t			 ncache;
+	sqlite3		 *h;
+	char		 *path;
+	int		  readonly;
+	struct db_cached *cache;
+	size_t		  ncache;
 };
 
 /* Returns the connection's reset statement for sql, preparing it once. */
-sqlite3_stmt	*db_stmt(struct db *, const char *sql, char **cause);
+sqlite3_stmt *db_stmt(struct db *, const char *sql, char **cause);
 /* Steps a statement expecting no row; resets it. */
-int		 db_exec_stmt(struct db *, sqlite3_stmt *, const char *what,
-		    char **cause);
+int db_exec_stmt(struct db *, sqlite3_stmt *, const char *what, char **cause);
 /* Sets *cause to `db "path": what: sqlite's message`; returns -1. */
-int		 db_fail(struct db *, char **cause, const char *what);
+int db_fail(struct db *, char **cause, const char *what);
 /* Sets *cause to `db "path": ` and the formatted text; returns -1. */
-int		 db_failx(struct db *, char **cause, const char *fmt, ...)
-		    __attribute__((format(printf, 3, 4)));
+int db_failx(struct db *, char **cause, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 
 /* Creates every missing directory above path. */
-int		 db_mkdir_parents(const char *path, char **cause);
+int db_mkdir_parents(const char *path, char **cause);
 
 /* Where an event belongs: ids may be 0, machine NULL. */
 struct db_event_at {
-	int64_t		 job;
-	int64_t		 run;
-	int64_t		 sweep;
-	const char	*machine;
+	int64_t	    job;
+	int64_t	    run;
+	int64_t	    sweep;
+	const char *machine;
 };
 
 /* The columns db_event_collect reads, in its order. */
@@ -48,17 +47,17 @@ struct db_event_at {
 	"SELECT id, time, job, run, machine, level, message FROM events "
 
 /* Inserts one event. */
-int		 db_event_insert(struct db *, const struct db_event_at *,
-		    enum db_level, const char *msg, char **cause);
+int db_event_insert(struct db *, const struct db_event_at *, enum db_level,
+    const char *msg, char **cause);
 /* Reads every row of a bound DB_EVENT_SELECT statement into *out. */
-int		 db_event_collect(struct db *, sqlite3_stmt *,
-		    struct db_event **out, size_t *n, char **cause);
+int db_event_collect(struct db *, sqlite3_stmt *, struct db_event **out,
+    size_t *n, char **cause);
 
 /* How db_rows_read turns the rows of one table into an array of structs. */
 struct db_rows {
-	size_t	  size;				/* one row's struct */
-	void	(*read)(sqlite3_stmt *, void *row);	/* fills a row */
-	void	(*clear)(void *row);		/* frees a row's contents */
+	size_t size;				 /* one row's struct */
+	void (*read)(sqlite3_stmt *, void *row); /* fills a row */
+	void (*clear)(void *row);		 /* frees a row's contents */
 };
 
 /*
@@ -66,32 +65,30 @@ struct db_rows {
  * with db_rows_free) and *n, or -1 with *cause naming what (e.g. "list
  * jobs").
  */
-int		 db_rows_read(struct db *, sqlite3_stmt *,
-		    const struct db_rows *, const char *what, void **out,
-		    size_t *n, char **cause);
+int db_rows_read(struct db *, sqlite3_stmt *, const struct db_rows *,
+    const char *what, void **out, size_t *n, char **cause);
 /* Frees n rows from db_rows_read; accepts NULL. */
-void		 db_rows_free(const struct db_rows *, void *rows, size_t n);
+void db_rows_free(const struct db_rows *, void *rows, size_t n);
 
-void		 db_bind_text(sqlite3_stmt *, int, const char *);
+void db_bind_text(sqlite3_stmt *, int, const char *);
 /* Binds v, or NULL when v is 0 (ids and times). */
-void		 db_bind_opt(sqlite3_stmt *, int, int64_t);
-char		*db_column_text(sqlite3_stmt *, int);
+void  db_bind_opt(sqlite3_stmt *, int, int64_t);
+char *db_column_text(sqlite3_stmt *, int);
 
 /* A table whose rows move through enum db_state (jobs, runs). */
 struct db_state_table {
-	const char	*name;		/* "job", "run" in messages */
+	const char *name; /* "job", "run" in messages */
 	/* ?1 id, ?2 to, ?3 and ?4 allowed from, ?5 error, ?6 now */
-	const char	*update_sql;
-	const char	*state_sql;	/* ?1 id -> state */
-	unsigned	 from[DB_NSTATES];	/* allowed sources per target */
+	const char *update_sql;
+	const char *state_sql;	      /* ?1 id -> state */
+	unsigned    from[DB_NSTATES]; /* allowed sources per target */
 };
 
 /* Moves row id of t to state to if the transition is allowed. */
-int		 db_state_set(struct db *, const struct db_state_table *,
-		    int64_t id, enum db_state to, const char *error,
-		    char **cause);
+int db_state_set(struct db *, const struct db_state_table *, int64_t id,
+    enum db_state to, const char *error, char **cause);
 /* Explains why row id of t could not go to state to; returns -1. */
-int		 db_state_refused(struct db *, const struct db_state_table *,
-		    int64_t id, enum db_state to, char **cause);
+int db_state_refused(struct db *, const struct db_state_table *, int64_t id,
+    enum db_state to, char **cause);
 
 #endif

@@ -11,10 +11,11 @@ int
 db_event_insert(struct db *db, const struct db_event_at *at,
     enum db_level level, const char *msg, char **cause)
 {
-	static const char	 sql[] = "INSERT INTO events (time, job, run, "
+	static const char sql[] =
+	    "INSERT INTO events (time, job, run, "
 	    "sweep, machine, level, message) VALUES (?1, ?2, ?3, ?4, ?5, ?6, "
 	    "?7)";
-	sqlite3_stmt		*s;
+	sqlite3_stmt *s;
 
 	if ((s = db_stmt(db, sql, cause)) == NULL)
 		return -1;
@@ -33,10 +34,10 @@ int
 db_event_add(struct db *db, int64_t job, int64_t run, const char *machine,
     enum db_level level, char **cause, const char *fmt, ...)
 {
-	struct db_event_at	 at = { job, run, 0, machine };
-	va_list			 ap;
-	char			*msg;
-	int			 rc;
+	struct db_event_at at = { job, run, 0, machine };
+	va_list		   ap;
+	char		  *msg;
+	int		   rc;
 
 	va_start(ap, fmt);
 	msg = xvasprintf(fmt, ap);
@@ -46,13 +47,13 @@ db_event_add(struct db *db, int64_t job, int64_t run, const char *machine,
 	return rc;
 }
 
-static void	event_clear(void *);
+static void event_clear(void *);
 
 /* Fills e from a row of DB_EVENT_SELECT. */
 static void
 event_read(sqlite3_stmt *s, void *row)
 {
-	struct db_event	*e = row;
+	struct db_event *e = row;
 	const char	*level = (const char *)sqlite3_column_text(s, 5);
 	int		 i;
 
@@ -77,8 +78,8 @@ int
 db_event_collect(struct db *db, sqlite3_stmt *s, struct db_event **out,
     size_t *n, char **cause)
 {
-	void	*rows;
-	int	 rc;
+	void *rows;
+	int   rc;
 
 	rc = db_rows_read(db, s, &event_rows, "list events", &rows, n, cause);
 	*out = rows;
@@ -90,11 +91,11 @@ int
 db_event_list(struct db *db, int64_t job, int64_t after_id,
     struct db_event **out, size_t *n, char **cause)
 {
-	static const char	 all[] = DB_EVENT_SELECT
-	    "WHERE id > ?2 AND ?1 = 0 ORDER BY id";
-	static const char	 one[] = DB_EVENT_SELECT
-	    "WHERE job = ?1 AND id > ?2 ORDER BY id";
-	sqlite3_stmt		*s;
+	static const char all[] =
+	    DB_EVENT_SELECT "WHERE id > ?2 AND ?1 = 0 ORDER BY id";
+	static const char one[] =
+	    DB_EVENT_SELECT "WHERE job = ?1 AND id > ?2 ORDER BY id";
+	sqlite3_stmt *s;
 
 	*out = NULL;
 	*n = 0;
@@ -109,7 +110,7 @@ db_event_list(struct db *db, int64_t job, int64_t after_id,
 static void
 event_clear(void *row)
 {
-	struct db_event	*e = row;
+	struct db_event *e = row;
 
 	free(e->machine);
 	free(e->message);

@@ -5,21 +5,21 @@
 #include "common/xmalloc.h"
 #include "db/db_int.h"
 
-#define B(s)	(1U << (s))
+#define B(s) (1U << (s))
 
 /* A job with its run counts, oldest first; the WHERE clause is appended. */
-#define JOB_SELECT \
+#define JOB_SELECT                                                           \
 	"SELECT j.id, j.name, j.file, j.spec, j.state, j.cancel_requested, " \
-	"j.submitted_at, j.started_at, j.finished_at, j.error, " \
-	"(SELECT count(*) FROM runs r WHERE r.job = j.id " \
-	"AND r.state = 'queued'), " \
-	"(SELECT count(*) FROM runs r WHERE r.job = j.id " \
-	"AND r.state = 'running'), " \
-	"(SELECT count(*) FROM runs r WHERE r.job = j.id " \
-	"AND r.state = 'done'), " \
-	"(SELECT count(*) FROM runs r WHERE r.job = j.id " \
-	"AND r.state = 'failed' AND r.retried_as IS NULL), " \
-	"(SELECT count(*) FROM runs r WHERE r.job = j.id " \
+	"j.submitted_at, j.started_at, j.finished_at, j.error, "             \
+	"(SELECT count(*) FROM runs r WHERE r.job = j.id "                   \
+	"AND r.state = 'queued'), "                                          \
+	"(SELECT count(*) FROM runs r WHERE r.job = j.id "                   \
+	"AND r.state = 'running'), "                                         \
+	"(SELECT count(*) FROM runs r WHERE r.job = j.id "                   \
+	"AND r.state = 'done'), "                                            \
+	"(SELECT count(*) FROM runs r WHERE r.job = j.id "                   \
+	"AND r.state = 'failed' AND r.retried_as IS NULL), "                 \
+	"(SELECT count(*) FROM runs r WHERE r.job = j.id "                   \
 	"AND r.state = 'cancelled') FROM jobs j "
 
 static const struct db_state_table job_states = {
@@ -45,9 +45,9 @@ int64_t
 db_job_insert(struct db *db, const char *name, const char *file,
     const char *spec, char **cause)
 {
-	static const char	 sql[] = "INSERT INTO jobs (name, file, spec, "
-	    "submitted_at) VALUES (?1, ?2, ?3, ?4)";
-	sqlite3_stmt		*s;
+	static const char sql[] = "INSERT INTO jobs (name, file, spec, "
+				  "submitted_at) VALUES (?1, ?2, ?3, ?4)";
+	sqlite3_stmt	 *s;
 
 	if ((s = db_stmt(db, sql, cause)) == NULL)
 		return -1;
@@ -60,15 +60,15 @@ db_job_insert(struct db *db, const char *name, const char *file,
 	return sqlite3_last_insert_rowid(db->h);
 }
 
-static void	job_clear(void *);
+static void job_clear(void *);
 
 /* Fills j from a row of JOB_SELECT. */
 static void
 job_read(sqlite3_stmt *s, void *row)
 {
-	struct db_job	*j = row;
-	char	*state;
-	int	 i;
+	struct db_job *j = row;
+	char	      *state;
+	int	       i;
 
 	j->id = sqlite3_column_int64(s, 0);
 	j->name = db_column_text(s, 1);
@@ -93,11 +93,11 @@ static const struct db_rows job_rows = { sizeof(struct db_job), job_read,
 
 /* Reads the rows of a bound statement into a list of jobs. */
 static int
-job_list(struct db *db, sqlite3_stmt *s, const char *what,
-    struct db_job **out, size_t *n, char **cause)
+job_list(struct db *db, sqlite3_stmt *s, const char *what, struct db_job **out,
+    size_t *n, char **cause)
 {
-	void	*rows;
-	int	 rc;
+	void *rows;
+	int   rc;
 
 	rc = db_rows_read(db, s, &job_rows, what, &rows, n, cause);
 	*out = rows;
@@ -108,8 +108,8 @@ job_list(struct db *db, sqlite3_stmt *s, const char *what,
 static struct db_job *
 job_one(struct db *db, sqlite3_stmt *s, char **cause)
 {
-	struct db_job	*j = NULL;
-	int		 rc;
+	struct db_job *j = NULL;
+	int	       rc;
 
 	if ((rc = sqlite3_step(s)) == SQLITE_ROW) {
 		j = xcalloc(1, sizeof *j);
@@ -124,9 +124,9 @@ job_one(struct db *db, sqlite3_stmt *s, char **cause)
 struct db_job *
 db_job_get(struct db *db, int64_t id, char **cause)
 {
-	static const char	 sql[] = JOB_SELECT "WHERE j.id = ?1";
-	struct db_job		*j;
-	sqlite3_stmt		*s;
+	static const char sql[] = JOB_SELECT "WHERE j.id = ?1";
+	struct db_job	 *j;
+	sqlite3_stmt	 *s;
 
 	if ((s = db_stmt(db, sql, cause)) == NULL)
 		return NULL;
@@ -140,9 +140,9 @@ db_job_get(struct db *db, int64_t id, char **cause)
 struct db_job *
 db_job_next_queued(struct db *db, char **cause)
 {
-	static const char	 sql[] = JOB_SELECT
-	    "WHERE j.state = 'queued' ORDER BY j.id LIMIT 1";
-	sqlite3_stmt		*s;
+	static const char sql[] =
+	    JOB_SELECT "WHERE j.state = 'queued' ORDER BY j.id LIMIT 1";
+	sqlite3_stmt *s;
 
 	if ((s = db_stmt(db, sql, cause)) == NULL)
 		return NULL;
@@ -153,8 +153,8 @@ db_job_next_queued(struct db *db, char **cause)
 int
 db_job_list(struct db *db, struct db_job **out, size_t *n, char **cause)
 {
-	static const char	 sql[] = JOB_SELECT "ORDER BY j.id";
-	sqlite3_stmt		*s;
+	static const char sql[] = JOB_SELECT "ORDER BY j.id";
+	sqlite3_stmt	 *s;
 
 	*out = NULL;
 	*n = 0;
@@ -165,8 +165,8 @@ db_job_list(struct db *db, struct db_job **out, size_t *n, char **cause)
 
 /* Moves a job to another state. */
 int
-db_job_set_state(struct db *db, int64_t id, enum db_state to,
-    const char *error, char **cause)
+db_job_set_state(struct db *db, int64_t id, enum db_state to, const char *error,
+    char **cause)
 {
 	return db_state_set(db, &job_states, id, to, error, cause);
 }
@@ -175,9 +175,10 @@ db_job_set_state(struct db *db, int64_t id, enum db_state to,
 int
 db_job_cancel_request(struct db *db, int64_t id, char **cause)
 {
-	static const char	 sql[] = "UPDATE jobs SET cancel_requested = 1 "
+	static const char sql[] =
+	    "UPDATE jobs SET cancel_requested = 1 "
 	    "WHERE id = ?1 AND state IN ('queued', 'running')";
-	sqlite3_stmt		*s;
+	sqlite3_stmt *s;
 
 	if ((s = db_stmt(db, sql, cause)) == NULL)
 		return -1;
@@ -194,7 +195,7 @@ db_job_cancel_request(struct db *db, int64_t id, char **cause)
 static void
 job_clear(void *row)
 {
-	struct db_job	*j = row;
+	struct db_job *j = row;
 
 	free(j->name);
 	free(j->file);

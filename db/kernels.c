@@ -13,8 +13,8 @@
 static void
 kernel_hash(const char *spec, char out[17])
 {
-	uint64_t		 h = 0xcbf29ce484222325ULL;
-	const unsigned char	*p;
+	uint64_t	     h = 0xcbf29ce484222325ULL;
+	const unsigned char *p;
 
 	for (p = (const unsigned char *)spec; *p != '\0'; p++) {
 		h ^= *p;
@@ -28,13 +28,14 @@ int64_t
 db_kernel_upsert(struct db *db, const char *name, const char *cmdline,
     const char *spec, char **cause)
 {
-	static const char	 sql[] = "INSERT INTO kernels (name, cmdline, "
+	static const char sql[] =
+	    "INSERT INTO kernels (name, cmdline, "
 	    "spec, spec_hash, created_at) VALUES (?1, ?2, ?3, ?4, ?5) "
 	    "ON CONFLICT (name, spec_hash) DO UPDATE SET "
 	    "cmdline = excluded.cmdline RETURNING id, spec = ?3";
-	sqlite3_stmt		*s;
-	char			 hash[17];
-	int64_t			 id = -1;
+	sqlite3_stmt *s;
+	char	      hash[17];
+	int64_t	      id = -1;
 
 	kernel_hash(spec, hash);
 	if ((s = db_stmt(db, sql, cause)) == NULL)
@@ -47,8 +48,10 @@ db_kernel_upsert(struct db *db, const char *name, const char *cmdline,
 	if (sqlite3_step(s) != SQLITE_ROW)
 		db_fail(db, cause, "upsert kernel");
 	else if (sqlite3_column_int(s, 1) == 0)
-		db_failx(db, cause, "upsert kernel \"%s\": spec hash %s "
-		    "collides with another spec", name, hash);
+		db_failx(db, cause,
+		    "upsert kernel \"%s\": spec hash %s "
+		    "collides with another spec",
+		    name, hash);
 	else
 		id = sqlite3_column_int64(s, 0);
 	sqlite3_reset(s);
@@ -60,9 +63,9 @@ int
 db_kernel_set_version(struct db *db, int64_t id, const char *release,
     const char *version, char **cause)
 {
-	static const char	 sql[] = "UPDATE kernels SET release = ?2, "
-	    "version = ?3 WHERE id = ?1";
-	sqlite3_stmt		*s;
+	static const char sql[] = "UPDATE kernels SET release = ?2, "
+				  "version = ?3 WHERE id = ?1";
+	sqlite3_stmt	 *s;
 
 	if ((s = db_stmt(db, sql, cause)) == NULL)
 		return -1;
@@ -72,8 +75,10 @@ db_kernel_set_version(struct db *db, int64_t id, const char *release,
 	if (db_exec_stmt(db, s, "set kernel version", cause) == -1)
 		return -1;
 	if (sqlite3_changes(db->h) == 0)
-		return db_failx(db, cause, "set kernel version: no kernel "
-		    "%" PRId64, id);
+		return db_failx(db, cause,
+		    "set kernel version: no kernel "
+		    "%" PRId64,
+		    id);
 	return 0;
 }
 
@@ -81,11 +86,12 @@ db_kernel_set_version(struct db *db, int64_t id, const char *release,
 struct db_kernel *
 db_kernel_get(struct db *db, int64_t id, char **cause)
 {
-	static const char	 sql[] = "SELECT id, name, release, version, "
+	static const char sql[] =
+	    "SELECT id, name, release, version, "
 	    "cmdline, spec, spec_hash, created_at FROM kernels WHERE id = ?1";
-	struct db_kernel	*k = NULL;
-	sqlite3_stmt		*s;
-	int			 rc;
+	struct db_kernel *k = NULL;
+	sqlite3_stmt	 *s;
+	int		  rc;
 
 	if ((s = db_stmt(db, sql, cause)) == NULL)
 		return NULL;

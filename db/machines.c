@@ -4,7 +4,7 @@
 #include "common/xmalloc.h"
 #include "db/db_int.h"
 
-#define MACHINE_COLUMNS \
+#define MACHINE_COLUMNS                                            \
 	"name, kind, arch, facts, facts_at, health, lease_owner, " \
 	"lease_expires, updated_at"
 
@@ -25,12 +25,12 @@ int
 db_machine_upsert(struct db *db, const char *name, const char *kind,
     const char *arch, char **cause)
 {
-	static const char	 sql[] =
+	static const char sql[] =
 	    "INSERT INTO machines (name, kind, arch, updated_at) "
 	    "VALUES (?1, ?2, ?3, ?4) ON CONFLICT (name) DO UPDATE SET "
 	    "kind = excluded.kind, arch = excluded.arch, "
 	    "updated_at = excluded.updated_at";
-	sqlite3_stmt		*s;
+	sqlite3_stmt *s;
 
 	if ((s = db_stmt(db, sql, cause)) == NULL)
 		return -1;
@@ -46,9 +46,9 @@ int
 db_machine_set_facts(struct db *db, const char *name, const char *facts,
     char **cause)
 {
-	static const char	 sql[] = "UPDATE machines SET facts = ?2, "
-	    "facts_at = ?3 WHERE name = ?1";
-	sqlite3_stmt		*s;
+	static const char sql[] = "UPDATE machines SET facts = ?2, "
+				  "facts_at = ?3 WHERE name = ?1";
+	sqlite3_stmt	 *s;
 
 	if ((s = db_stmt(db, sql, cause)) == NULL)
 		return -1;
@@ -63,9 +63,9 @@ int
 db_machine_set_health(struct db *db, const char *name, enum db_health h,
     char **cause)
 {
-	static const char	 sql[] = "UPDATE machines SET health = ?2 "
-	    "WHERE name = ?1";
-	sqlite3_stmt		*s;
+	static const char sql[] = "UPDATE machines SET health = ?2 "
+				  "WHERE name = ?1";
+	sqlite3_stmt	 *s;
 
 	if ((s = db_stmt(db, sql, cause)) == NULL)
 		return -1;
@@ -74,14 +74,14 @@ db_machine_set_health(struct db *db, const char *name, enum db_health h,
 	return machine_update(db, s, name, "set machine health", cause);
 }
 
-static void	machine_clear(void *);
+static void machine_clear(void *);
 
 /* Fills m from a row of MACHINE_COLUMNS. */
 static void
 machine_read(sqlite3_stmt *s, void *row)
 {
-	struct db_machine	*m = row;
-	char	*health;
+	struct db_machine *m = row;
+	char		  *health;
 
 	m->name = db_column_text(s, 0);
 	m->kind = db_column_text(s, 1);
@@ -98,16 +98,16 @@ machine_read(sqlite3_stmt *s, void *row)
 }
 
 /* The machines table's rows for db_rows_read. */
-static const struct db_rows machine_rows = { sizeof(struct db_machine), machine_read,
-	machine_clear };
+static const struct db_rows machine_rows = { sizeof(struct db_machine),
+	machine_read, machine_clear };
 
 /* Reads the rows of a bound statement into a list of machines. */
 static int
 machine_list(struct db *db, sqlite3_stmt *s, const char *what,
     struct db_machine **out, size_t *n, char **cause)
 {
-	void	*rows;
-	int	 rc;
+	void *rows;
+	int   rc;
 
 	rc = db_rows_read(db, s, &machine_rows, what, &rows, n, cause);
 	*out = rows;
@@ -118,11 +118,11 @@ machine_list(struct db *db, sqlite3_stmt *s, const char *what,
 struct db_machine *
 db_machine_get(struct db *db, const char *name, char **cause)
 {
-	static const char	 sql[] = "SELECT " MACHINE_COLUMNS
-	    " FROM machines WHERE name = ?1";
-	struct db_machine	*m = NULL;
-	sqlite3_stmt		*s;
-	int			 rc;
+	static const char sql[] =
+	    "SELECT " MACHINE_COLUMNS " FROM machines WHERE name = ?1";
+	struct db_machine *m = NULL;
+	sqlite3_stmt	  *s;
+	int		   rc;
 
 	if ((s = db_stmt(db, sql, cause)) == NULL)
 		return NULL;
@@ -141,12 +141,11 @@ db_machine_get(struct db *db, const char *name, char **cause)
 
 /* Every machine by name. */
 int
-db_machine_list(struct db *db, struct db_machine **out, size_t *n,
-    char **cause)
+db_machine_list(struct db *db, struct db_machine **out, size_t *n, char **cause)
 {
-	static const char	 sql[] = "SELECT " MACHINE_COLUMNS
-	    " FROM machines ORDER BY name";
-	sqlite3_stmt		*s;
+	static const char sql[] =
+	    "SELECT " MACHINE_COLUMNS " FROM machines ORDER BY name";
+	sqlite3_stmt *s;
 
 	*out = NULL;
 	*n = 0;
@@ -159,7 +158,7 @@ db_machine_list(struct db *db, struct db_machine **out, size_t *n,
 static void
 machine_clear(void *row)
 {
-	struct db_machine	*m = row;
+	struct db_machine *m = row;
 
 	free(m->name);
 	free(m->kind);
@@ -190,10 +189,10 @@ static int
 machine_lease_step(struct db *db, sqlite3_stmt *s, const char *name,
     const char *what, char **cause)
 {
-	static const char	 sql[] = "SELECT 1 FROM machines "
-	    "WHERE name = ?1";
-	sqlite3_stmt		*q;
-	int			 rc;
+	static const char sql[] = "SELECT 1 FROM machines "
+				  "WHERE name = ?1";
+	sqlite3_stmt	 *q;
+	int		  rc;
 
 	if (db_exec_stmt(db, s, what, cause) == -1)
 		return -1;
@@ -219,7 +218,7 @@ static int
 machine_lease_update(struct db *db, const char *sql, const char *name,
     const char *owner, int64_t ttl_ms, const char *what, char **cause)
 {
-	sqlite3_stmt	*s;
+	sqlite3_stmt *s;
 
 	if ((s = db_stmt(db, sql, cause)) == NULL)
 		return -1;
@@ -235,10 +234,11 @@ int
 db_machine_lease(struct db *db, const char *name, const char *owner,
     int64_t ttl_ms, char **cause)
 {
-	return machine_lease_update(db, "UPDATE machines SET "
+	return machine_lease_update(db,
+	    "UPDATE machines SET "
 	    "lease_owner = ?2, lease_expires = ?3 + ?4 WHERE name = ?1 AND "
-	    "(lease_owner IS NULL OR lease_expires <= ?3)", name, owner,
-	    ttl_ms, "lease machine", cause);
+	    "(lease_owner IS NULL OR lease_expires <= ?3)",
+	    name, owner, ttl_ms, "lease machine", cause);
 }
 
 /* Extends a lease this owner holds. */
@@ -246,7 +246,8 @@ int
 db_machine_renew(struct db *db, const char *name, const char *owner,
     int64_t ttl_ms, char **cause)
 {
-	return machine_lease_update(db, "UPDATE machines SET "
+	return machine_lease_update(db,
+	    "UPDATE machines SET "
 	    "lease_expires = ?3 + ?4 WHERE name = ?1 AND lease_owner = ?2",
 	    name, owner, ttl_ms, "renew lease", cause);
 }
@@ -256,10 +257,10 @@ int
 db_machine_release(struct db *db, const char *name, const char *owner,
     char **cause)
 {
-	static const char	 sql[] = "UPDATE machines SET "
-	    "lease_owner = NULL, lease_expires = NULL "
-	    "WHERE name = ?1 AND lease_owner = ?2";
-	sqlite3_stmt		*s;
+	static const char sql[] = "UPDATE machines SET "
+				  "lease_owner = NULL, lease_expires = NULL "
+				  "WHERE name = ?1 AND lease_owner = ?2";
+	sqlite3_stmt	 *s;
 
 	if ((s = db_stmt(db, sql, cause)) == NULL)
 		return -1;
@@ -272,9 +273,10 @@ db_machine_release(struct db *db, const char *name, const char *owner,
 int64_t
 db_machine_release_all(struct db *db, const char *owner, char **cause)
 {
-	static const char	 sql[] = "UPDATE machines SET "
+	static const char sql[] =
+	    "UPDATE machines SET "
 	    "lease_owner = NULL, lease_expires = NULL WHERE lease_owner = ?1";
-	sqlite3_stmt		*s;
+	sqlite3_stmt *s;
 
 	if ((s = db_stmt(db, sql, cause)) == NULL)
 		return -1;

@@ -8,8 +8,8 @@
 static int
 migrate_int(sqlite3 *h, const char *sql, int64_t *out)
 {
-	sqlite3_stmt	*s;
-	int		 rc = -1;
+	sqlite3_stmt *s;
+	int	      rc = -1;
 
 	if (sqlite3_prepare_v2(h, sql, -1, &s, NULL) != SQLITE_OK)
 		return -1;
@@ -34,23 +34,24 @@ static int
 migrate_check(sqlite3 *h, const char *path, int64_t version, size_t n,
     char **cause)
 {
-	int64_t	app, objects;
+	int64_t app, objects;
 
 	if (migrate_int(h, "PRAGMA application_id", &app) == -1 ||
-	    migrate_int(h, "SELECT count(*) FROM sqlite_master", &objects)
-	    == -1)
+	    migrate_int(h, "SELECT count(*) FROM sqlite_master", &objects) ==
+		-1)
 		return migrate_fail(h, path, "read schema", cause);
 	if (version == 0 && objects == 0)
 		return 0;
 	if (app != DB_APPLICATION_ID) {
 		*cause = xasprintf("db \"%s\": not a hilab database "
-		    "(application_id %lld)", path, (long long)app);
+				   "(application_id %lld)",
+		    path, (long long)app);
 		return -1;
 	}
 	if (version > (int64_t)n) {
 		*cause = xasprintf("db \"%s\": schema version %lld is newer "
-		    "than this program's %zu; upgrade hilab", path,
-		    (long long)version, n);
+				   "than this program's %zu; upgrade hilab",
+		    path, (long long)version, n);
 		return -1;
 	}
 	return 0;
@@ -64,9 +65,9 @@ static int
 migrate_one(sqlite3 *h, const char *path, const struct db_migration *m,
     char **cause)
 {
-	int64_t	 version;
-	char	*what = NULL, *sql = NULL;
-	int	 rc = -1;
+	int64_t version;
+	char   *what = NULL, *sql = NULL;
+	int	rc = -1;
 
 	if (sqlite3_exec(h, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK)
 		return migrate_fail(h, path, "begin migration", cause);
@@ -99,10 +100,10 @@ out:
 
 /* Brings the database to version n; see db/migrate.h. */
 int
-db_migrate(sqlite3 *h, const char *path, const struct db_migration *m,
-    size_t n, int readonly, char **cause)
+db_migrate(sqlite3 *h, const char *path, const struct db_migration *m, size_t n,
+    int readonly, char **cause)
 {
-	int64_t	version;
+	int64_t version;
 	size_t	i;
 
 	if (migrate_int(h, "PRAGMA user_version", &version) == -1)
@@ -113,8 +114,8 @@ db_migrate(sqlite3 *h, const char *path, const struct db_migration *m,
 		return 0;
 	if (readonly) {
 		*cause = xasprintf("db \"%s\": schema version %lld is older "
-		    "than %zu; open it read-write to upgrade", path,
-		    (long long)version, n);
+				   "than %zu; open it read-write to upgrade",
+		    path, (long long)version, n);
 		return -1;
 	}
 	for (i = (size_t)version; i < n; i++)

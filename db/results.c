@@ -8,11 +8,12 @@
 int
 db_run_result_insert(struct db *db, const struct db_result *r, char **cause)
 {
-	static const char	 sql[] = "INSERT OR IGNORE INTO run_results "
+	static const char sql[] =
+	    "INSERT OR IGNORE INTO run_results "
 	    "(run, seq, warmup, exit_status, timed_out, wall_ns, utime_us, "
 	    "stime_us, maxrss_kb, output, truncated) "
 	    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)";
-	sqlite3_stmt		*s;
+	sqlite3_stmt *s;
 
 	if ((s = db_stmt(db, sql, cause)) == NULL)
 		return -1;
@@ -36,16 +37,17 @@ db_run_result_insert(struct db *db, const struct db_result *r, char **cause)
 
 /* Runs left running by a stopped controller, with their last result. */
 int
-db_run_list_interrupted(struct db *db, struct db_interrupted **out,
-    size_t *n, char **cause)
+db_run_list_interrupted(struct db *db, struct db_interrupted **out, size_t *n,
+    char **cause)
 {
-	static const char	 sql[] = "SELECT r.id, r.job, r.machine, "
+	static const char sql[] =
+	    "SELECT r.id, r.job, r.machine, "
 	    "r.agent_run_id, (SELECT max(seq) FROM run_results x "
 	    "WHERE x.run = r.id) FROM runs r WHERE r.state = 'running' "
 	    "ORDER BY r.id";
-	struct db_interrupted	*i;
-	sqlite3_stmt		*s;
-	int			 rc;
+	struct db_interrupted *i;
+	sqlite3_stmt	      *s;
+	int		       rc;
 
 	*out = NULL;
 	*n = 0;
@@ -58,8 +60,9 @@ db_run_list_interrupted(struct db *db, struct db_interrupted **out,
 		i->job = sqlite3_column_int64(s, 1);
 		i->machine = db_column_text(s, 2);
 		i->agent_run_id = db_column_text(s, 3);
-		i->last_seq = sqlite3_column_type(s, 4) == SQLITE_NULL ? -1 :
-		    sqlite3_column_int64(s, 4);
+		i->last_seq = sqlite3_column_type(s, 4) == SQLITE_NULL
+		    ? -1
+		    : sqlite3_column_int64(s, 4);
 	}
 	sqlite3_reset(s);
 	if (rc != SQLITE_DONE) {
@@ -75,7 +78,7 @@ db_run_list_interrupted(struct db *db, struct db_interrupted **out,
 void
 db_interrupted_list_free(struct db_interrupted *list, size_t n)
 {
-	size_t	i;
+	size_t i;
 
 	for (i = 0; i < n; i++) {
 		free(list[i].machine);

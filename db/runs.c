@@ -5,11 +5,11 @@
 #include "common/xmalloc.h"
 #include "db/db_int.h"
 
-#define B(s)	(1U << (s))
+#define B(s) (1U << (s))
 
-#define RUN_SELECT \
+#define RUN_SELECT                                                          \
 	"SELECT id, job, machine, kernel, benchmark, params, round, boot, " \
-	"position, iterations, warmups, state, agent_run_id, started_at, " \
+	"position, iterations, warmups, state, agent_run_id, started_at, "  \
 	"finished_at, facts, error, console, boot_tries FROM runs "
 
 static const struct db_state_table run_states = {
@@ -34,10 +34,11 @@ static const struct db_state_table run_states = {
 int64_t
 db_run_insert(struct db *db, const struct db_run *r, char **cause)
 {
-	static const char	 sql[] = "INSERT INTO runs (job, machine, "
+	static const char sql[] =
+	    "INSERT INTO runs (job, machine, "
 	    "kernel, benchmark, params, round, boot, position, iterations, "
 	    "warmups) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)";
-	sqlite3_stmt		*s;
+	sqlite3_stmt *s;
 
 	if ((s = db_stmt(db, sql, cause)) == NULL)
 		return -1;
@@ -56,14 +57,14 @@ db_run_insert(struct db *db, const struct db_run *r, char **cause)
 	return sqlite3_last_insert_rowid(db->h);
 }
 
-static void	run_clear(void *);
+static void run_clear(void *);
 
 /* Fills r from a row of RUN_SELECT. */
 static void
 run_read(sqlite3_stmt *s, void *row)
 {
-	struct db_run	*r = row;
-	char	*state;
+	struct db_run *r = row;
+	char	      *state;
 
 	r->id = sqlite3_column_int64(s, 0);
 	r->job = sqlite3_column_int64(s, 1);
@@ -95,11 +96,11 @@ static const struct db_rows run_rows = { sizeof(struct db_run), run_read,
 
 /* Reads the rows of a bound statement into a list of runs. */
 static int
-run_list(struct db *db, sqlite3_stmt *s, const char *what,
-    struct db_run **out, size_t *n, char **cause)
+run_list(struct db *db, sqlite3_stmt *s, const char *what, struct db_run **out,
+    size_t *n, char **cause)
 {
-	void	*rows;
-	int	 rc;
+	void *rows;
+	int   rc;
 
 	rc = db_rows_read(db, s, &run_rows, what, &rows, n, cause);
 	*out = rows;
@@ -110,8 +111,8 @@ run_list(struct db *db, sqlite3_stmt *s, const char *what,
 static struct db_run *
 run_one(struct db *db, sqlite3_stmt *s, char **cause)
 {
-	struct db_run	*r = NULL;
-	int		 rc;
+	struct db_run *r = NULL;
+	int	       rc;
 
 	if ((rc = sqlite3_step(s)) == SQLITE_ROW) {
 		r = xcalloc(1, sizeof *r);
@@ -126,9 +127,9 @@ run_one(struct db *db, sqlite3_stmt *s, char **cause)
 struct db_run *
 db_run_get(struct db *db, int64_t id, char **cause)
 {
-	static const char	 sql[] = RUN_SELECT "WHERE id = ?1";
-	struct db_run		*r;
-	sqlite3_stmt		*s;
+	static const char sql[] = RUN_SELECT "WHERE id = ?1";
+	struct db_run	 *r;
+	sqlite3_stmt	 *s;
 
 	if ((s = db_stmt(db, sql, cause)) == NULL)
 		return NULL;
@@ -142,10 +143,11 @@ db_run_get(struct db *db, int64_t id, char **cause)
 struct db_run *
 db_run_next(struct db *db, int64_t job, const char *machine, char **cause)
 {
-	static const char	 sql[] = RUN_SELECT "WHERE job = ?1 AND "
-	    "machine = ?2 AND state = 'queued' "
-	    "ORDER BY round, position, id LIMIT 1";
-	sqlite3_stmt		*s;
+	static const char sql[] =
+	    RUN_SELECT "WHERE job = ?1 AND "
+		       "machine = ?2 AND state = 'queued' "
+		       "ORDER BY round, position, id LIMIT 1";
+	sqlite3_stmt *s;
 
 	if ((s = db_stmt(db, sql, cause)) == NULL)
 		return NULL;
@@ -159,9 +161,9 @@ int
 db_run_list(struct db *db, int64_t job, struct db_run **out, size_t *n,
     char **cause)
 {
-	static const char	 sql[] = RUN_SELECT "WHERE job = ?1 "
-	    "ORDER BY round, position, id";
-	sqlite3_stmt		*s;
+	static const char sql[] = RUN_SELECT "WHERE job = ?1 "
+					     "ORDER BY round, position, id";
+	sqlite3_stmt	 *s;
 
 	*out = NULL;
 	*n = 0;
@@ -176,10 +178,11 @@ int
 db_run_start(struct db *db, int64_t id, const char *agent_run_id,
     const char *facts, char **cause)
 {
-	static const char	 sql[] = "UPDATE runs SET state = 'running', "
+	static const char sql[] =
+	    "UPDATE runs SET state = 'running', "
 	    "agent_run_id = ?2, facts = ?3, started_at = ?4 "
 	    "WHERE id = ?1 AND state = 'queued'";
-	sqlite3_stmt		*s;
+	sqlite3_stmt *s;
 
 	if ((s = db_stmt(db, sql, cause)) == NULL)
 		return -1;
@@ -196,8 +199,8 @@ db_run_start(struct db *db, int64_t id, const char *agent_run_id,
 
 /* Moves a run to another state. */
 int
-db_run_set_state(struct db *db, int64_t id, enum db_state to,
-    const char *error, char **cause)
+db_run_set_state(struct db *db, int64_t id, enum db_state to, const char *error,
+    char **cause)
 {
 	return db_state_set(db, &run_states, id, to, error, cause);
 }
@@ -220,12 +223,11 @@ run_update(struct db *db, sqlite3_stmt *s, int64_t id, const char *what,
 
 /* Keeps the console excerpt of a run. */
 int
-db_run_set_console(struct db *db, int64_t id, const char *excerpt,
-    char **cause)
+db_run_set_console(struct db *db, int64_t id, const char *excerpt, char **cause)
 {
-	static const char	 sql[] = "UPDATE runs SET console = ?2 "
-	    "WHERE id = ?1";
-	sqlite3_stmt		*s;
+	static const char sql[] = "UPDATE runs SET console = ?2 "
+				  "WHERE id = ?1";
+	sqlite3_stmt	 *s;
 
 	if ((s = db_stmt(db, sql, cause)) == NULL)
 		return -1;
@@ -237,9 +239,9 @@ db_run_set_console(struct db *db, int64_t id, const char *excerpt,
 int
 db_run_set_boot_tries(struct db *db, int64_t id, int boots, char **cause)
 {
-	static const char	 sql[] = "UPDATE runs SET boot_tries = ?2 "
-	    "WHERE id = ?1";
-	sqlite3_stmt		*s;
+	static const char sql[] = "UPDATE runs SET boot_tries = ?2 "
+				  "WHERE id = ?1";
+	sqlite3_stmt	 *s;
 
 	if ((s = db_stmt(db, sql, cause)) == NULL)
 		return -1;
@@ -251,9 +253,9 @@ db_run_set_boot_tries(struct db *db, int64_t id, int boots, char **cause)
 int
 db_run_set_retried(struct db *db, int64_t id, int64_t again, char **cause)
 {
-	static const char	 sql[] = "UPDATE runs SET retried_as = ?2 "
-	    "WHERE id = ?1";
-	sqlite3_stmt		*s;
+	static const char sql[] = "UPDATE runs SET retried_as = ?2 "
+				  "WHERE id = ?1";
+	sqlite3_stmt	 *s;
 
 	if ((s = db_stmt(db, sql, cause)) == NULL)
 		return -1;
@@ -265,9 +267,10 @@ db_run_set_retried(struct db *db, int64_t id, int64_t again, char **cause)
 int64_t
 db_run_cancel_queued(struct db *db, int64_t job, char **cause)
 {
-	static const char	 sql[] = "UPDATE runs SET state = 'cancelled', "
+	static const char sql[] =
+	    "UPDATE runs SET state = 'cancelled', "
 	    "finished_at = ?2 WHERE job = ?1 AND state = 'queued'";
-	sqlite3_stmt		*s;
+	sqlite3_stmt *s;
 
 	if ((s = db_stmt(db, sql, cause)) == NULL)
 		return -1;
@@ -282,7 +285,7 @@ db_run_cancel_queued(struct db *db, int64_t job, char **cause)
 static void
 run_clear(void *row)
 {
-	struct db_run	*r = row;
+	struct db_run *r = row;
 
 	free(r->machine);
 	free(r->benchmark);

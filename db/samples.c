@@ -8,24 +8,24 @@
 
 /* Inserts each sample with the prepared statement; counts the new ones. */
 static int64_t
-samples_step(struct db *db, const struct db_sample *v, size_t n,
-    char **cause)
+samples_step(struct db *db, const struct db_sample *v, size_t n, char **cause)
 {
-	static const char	 sql[] = "INSERT OR IGNORE INTO samples "
-	    "(run, metric, iteration, repeat, value) "
-	    "VALUES (?1, ?2, ?3, ?4, ?5)";
-	sqlite3_stmt		*s;
-	int64_t			 added = 0;
-	size_t			 i;
+	static const char sql[] = "INSERT OR IGNORE INTO samples "
+				  "(run, metric, iteration, repeat, value) "
+				  "VALUES (?1, ?2, ?3, ?4, ?5)";
+	sqlite3_stmt	 *s;
+	int64_t		  added = 0;
+	size_t		  i;
 
 	if ((s = db_stmt(db, sql, cause)) == NULL)
 		return -1;
 	for (i = 0; i < n; i++) {
 		if (isnan(v[i].value))
-			return db_failx(db, cause, "insert sample: run %"
-			    PRId64 " metric \"%s\" iteration %" PRId64
-			    ": value is not a number", v[i].run, v[i].metric,
-			    v[i].iteration);
+			return db_failx(db, cause,
+			    "insert sample: run %" PRId64
+			    " metric \"%s\" iteration %" PRId64
+			    ": value is not a number",
+			    v[i].run, v[i].metric, v[i].iteration);
 		sqlite3_bind_int64(s, 1, v[i].run);
 		db_bind_text(s, 2, v[i].metric);
 		sqlite3_bind_int64(s, 3, v[i].iteration);
@@ -44,7 +44,7 @@ db_samples_insert(struct db *db, const struct db_sample *v, size_t n,
     char **cause)
 {
 	int	own = sqlite3_get_autocommit(db->h);
-	int64_t	added;
+	int64_t added;
 
 	if (own && db_begin(db, cause) == -1)
 		return -1;
@@ -62,14 +62,15 @@ db_samples_insert(struct db *db, const struct db_sample *v, size_t n,
 
 /* The values of one metric of a run by iteration. */
 int
-db_samples_get(struct db *db, int64_t run, const char *metric,
-    double **values, size_t *n, char **cause)
+db_samples_get(struct db *db, int64_t run, const char *metric, double **values,
+    size_t *n, char **cause)
 {
-	static const char	 sql[] = "SELECT value FROM samples "
+	static const char sql[] =
+	    "SELECT value FROM samples "
 	    "WHERE run = ?1 AND metric = ?2 ORDER BY iteration, repeat";
-	sqlite3_stmt		*s;
-	size_t			 cap = 0;
-	int			 rc;
+	sqlite3_stmt *s;
+	size_t	      cap = 0;
+	int	      rc;
 
 	*values = NULL;
 	*n = 0;
@@ -99,11 +100,12 @@ int
 db_metric_upsert(struct db *db, const char *name, const char *unit,
     const char *direction, const char *statistic, char **cause)
 {
-	static const char	 sql[] = "INSERT INTO metrics (name, unit, "
+	static const char sql[] =
+	    "INSERT INTO metrics (name, unit, "
 	    "direction, statistic) VALUES (?1, ?2, ?3, ?4) "
 	    "ON CONFLICT (name) DO UPDATE SET unit = excluded.unit, "
 	    "direction = excluded.direction, statistic = excluded.statistic";
-	sqlite3_stmt		*s;
+	sqlite3_stmt *s;
 
 	if ((s = db_stmt(db, sql, cause)) == NULL)
 		return -1;

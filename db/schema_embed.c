@@ -12,16 +12,16 @@
 static int
 embed_name(const char *path, int want, char *name, size_t size)
 {
-	char	*copy, *base;
-	size_t	 len;
-	int	 ok;
+	char  *copy, *base;
+	size_t len;
+	int    ok;
 
 	copy = strdup(path);
 	base = basename(copy);
 	len = strlen(base);
-	ok = len > 8 && len - 4 < size && strcmp(base + len - 4, ".sql") == 0
-	    && base[3] == '_' && atoi(base) == want
-	    && strspn(base, "0123456789") == 3;
+	ok = len > 8 && len - 4 < size && strcmp(base + len - 4, ".sql") == 0 &&
+	    base[3] == '_' && atoi(base) == want &&
+	    strspn(base, "0123456789") == 3;
 	if (ok)
 		snprintf(name, size, "%.*s", (int)(len - 4), base);
 	else
@@ -35,8 +35,8 @@ embed_name(const char *path, int want, char *name, size_t size)
 static int
 embed_file(FILE *out, const char *path, int n)
 {
-	FILE	*in;
-	int	 c, col = 0;
+	FILE *in;
+	int   c, col = 0;
 
 	if ((in = fopen(path, "rb")) == NULL) {
 		perror(path);
@@ -59,9 +59,9 @@ embed_file(FILE *out, const char *path, int n)
 int
 main(int argc, char **argv)
 {
-	FILE	*out;
-	char	 name[256];
-	int	 i, rc = 1;
+	FILE *out;
+	char  name[256];
+	int   i, rc = 1;
 
 	if (argc < 3) {
 		fprintf(stderr, "usage: schema_embed OUT.c FILE.sql...\n");
@@ -71,7 +71,8 @@ main(int argc, char **argv)
 		perror(argv[1]);
 		return 1;
 	}
-	fprintf(out, "/* Generated from db/schema by schema_embed. */\n"
+	fprintf(out,
+	    "/* Generated from db/schema by schema_embed. */\n"
 	    "#include \"db/migrate.h\"\n\n");
 	for (i = 2; i < argc; i++)
 		if (embed_name(argv[i], i - 1, name, sizeof name) == -1 ||

@@ -9,8 +9,8 @@ int
 db_state_refused(struct db *db, const struct db_state_table *t, int64_t id,
     enum db_state to, char **cause)
 {
-	sqlite3_stmt	*s;
-	int		 rc;
+	sqlite3_stmt *s;
+	int	      rc;
 
 	if ((s = db_stmt(db, t->state_sql, cause)) == NULL)
 		return -1;
@@ -32,7 +32,7 @@ db_state_refused(struct db *db, const struct db_state_table *t, int64_t id,
 static void
 state_bind_from(sqlite3_stmt *s, unsigned from)
 {
-	int	i, n = 3;
+	int i, n = 3;
 
 	sqlite3_bind_null(s, 3);
 	sqlite3_bind_null(s, 4);
@@ -46,7 +46,7 @@ int
 db_state_set(struct db *db, const struct db_state_table *t, int64_t id,
     enum db_state to, const char *error, char **cause)
 {
-	sqlite3_stmt	*s;
+	sqlite3_stmt *s;
 
 	if ((unsigned)to >= DB_NSTATES)
 		return db_failx(db, cause, "%s %" PRId64 ": bad state %d",

@@ -9,8 +9,8 @@
 #include "db/db_int.h"
 
 /* A sweep with the state of its last job; the WHERE clause is appended. */
-#define SWEEP_SELECT \
-	"SELECT s.id, s.name, s.file, s.interval_ms, s.at_minute, " \
+#define SWEEP_SELECT                                                 \
+	"SELECT s.id, s.name, s.file, s.interval_ms, s.at_minute, "  \
 	"s.enabled, s.next_at, s.last_job, j.state, s.checked_job, " \
 	"s.created_at FROM sweeps s LEFT JOIN jobs j ON j.id = s.last_job "
 
@@ -19,8 +19,8 @@
 static int64_t
 sweep_local_anchor(int at_minute, int64_t now)
 {
-	struct tm	tm;
-	time_t		t = (time_t)(now / 1000);
+	struct tm tm;
+	time_t	  t = (time_t)(now / 1000);
 
 	localtime_r(&t, &tm);
 	tm.tm_hour = at_minute / 60;
@@ -35,7 +35,7 @@ int64_t
 db_sweep_next_at(int64_t interval_ms, int at_minute, int64_t anchor,
     int64_t now)
 {
-	int64_t	d, k;
+	int64_t d, k;
 
 	if (interval_ms <= 0)
 		return now;
@@ -53,10 +53,11 @@ int64_t
 db_sweep_add(struct db *db, const char *name, const char *file,
     int64_t interval_ms, int at_minute, int64_t next_at, char **cause)
 {
-	static const char	 sql[] = "INSERT INTO sweeps (name, file, "
+	static const char sql[] =
+	    "INSERT INTO sweeps (name, file, "
 	    "interval_ms, at_minute, next_at, created_at) "
 	    "VALUES (?1, ?2, ?3, ?4, ?5, ?6)";
-	sqlite3_stmt		*s;
+	sqlite3_stmt *s;
 
 	if ((s = db_stmt(db, sql, cause)) == NULL)
 		return -1;
@@ -68,8 +69,7 @@ db_sweep_add(struct db *db, const char *name, const char *file,
 	sqlite3_bind_int64(s, 5, next_at);
 	sqlite3_bind_int64(s, 6, db_now_ms());
 	if (sqlite3_step(s) != SQLITE_DONE) {
-		if (sqlite3_extended_errcode(db->h) ==
-		    SQLITE_CONSTRAINT_UNIQUE)
+		if (sqlite3_extended_errcode(db->h) == SQLITE_CONSTRAINT_UNIQUE)
 			db_failx(db, cause, "sweep \"%s\": already exists",
 			    name);
 		else
@@ -81,21 +81,22 @@ db_sweep_add(struct db *db, const char *name, const char *file,
 	return sqlite3_last_insert_rowid(db->h);
 }
 
-static void	sweep_clear(void *);
+static void sweep_clear(void *);
 
 /* Fills w from a row of SWEEP_SELECT. */
 static void
 sweep_read(sqlite3_stmt *s, void *row)
 {
-	struct db_sweep	*w = row;
+	struct db_sweep *w = row;
 	const char	*state = (const char *)sqlite3_column_text(s, 8);
 
 	w->id = sqlite3_column_int64(s, 0);
 	w->name = db_column_text(s, 1);
 	w->file = db_column_text(s, 2);
 	w->interval_ms = sqlite3_column_int64(s, 3);
-	w->at_minute = sqlite3_column_type(s, 4) == SQLITE_NULL ? -1 :
-	    sqlite3_column_int(s, 4);
+	w->at_minute = sqlite3_column_type(s, 4) == SQLITE_NULL
+	    ? -1
+	    : sqlite3_column_int(s, 4);
 	w->enabled = sqlite3_column_int(s, 5) != 0;
 	w->next_at = sqlite3_column_int64(s, 6);
 	w->last_job = sqlite3_column_int64(s, 7);
@@ -114,8 +115,8 @@ static int
 sweep_list(struct db *db, sqlite3_stmt *s, const char *what,
     struct db_sweep **out, size_t *n, char **cause)
 {
-	void	*rows;
-	int	 rc;
+	void *rows;
+	int   rc;
 
 	rc = db_rows_read(db, s, &sweep_rows, what, &rows, n, cause);
 	*out = rows;
@@ -126,10 +127,10 @@ sweep_list(struct db *db, sqlite3_stmt *s, const char *what,
 struct db_sweep *
 db_sweep_get(struct db *db, const char *name, char **cause)
 {
-	static const char	 sql[] = SWEEP_SELECT "WHERE s.name = ?1";
-	struct db_sweep		*v;
-	sqlite3_stmt		*s;
-	size_t			 n;
+	static const char sql[] = SWEEP_SELECT "WHERE s.name = ?1";
+	struct db_sweep	 *v;
+	sqlite3_stmt	 *s;
+	size_t		  n;
 
 	if ((s = db_stmt(db, sql, cause)) == NULL)
 		return NULL;
@@ -147,8 +148,8 @@ db_sweep_get(struct db *db, const char *name, char **cause)
 int
 db_sweep_list(struct db *db, struct db_sweep **out, size_t *n, char **cause)
 {
-	static const char	 sql[] = SWEEP_SELECT "ORDER BY s.name";
-	sqlite3_stmt		*s;
+	static const char sql[] = SWEEP_SELECT "ORDER BY s.name";
+	sqlite3_stmt	 *s;
 
 	*out = NULL;
 	*n = 0;
@@ -162,9 +163,9 @@ int
 db_sweep_due(struct db *db, int64_t now, struct db_sweep **out, size_t *n,
     char **cause)
 {
-	static const char	 sql[] = SWEEP_SELECT
+	static const char sql[] = SWEEP_SELECT
 	    "WHERE s.enabled = 1 AND s.next_at <= ?1 ORDER BY s.next_at, s.id";
-	sqlite3_stmt		*s;
+	sqlite3_stmt *s;
 
 	*out = NULL;
 	*n = 0;
@@ -182,8 +183,7 @@ sweep_update_named(struct db *db, sqlite3_stmt *s, const char *name,
 	if (db_exec_stmt(db, s, what, cause) == -1)
 		return -1;
 	if (sqlite3_changes(db->h) == 0)
-		return db_failx(db, cause, "sweep \"%s\": no such sweep",
-		    name);
+		return db_failx(db, cause, "sweep \"%s\": no such sweep", name);
 	return 0;
 }
 
@@ -191,8 +191,8 @@ sweep_update_named(struct db *db, sqlite3_stmt *s, const char *name,
 int
 db_sweep_remove(struct db *db, const char *name, char **cause)
 {
-	static const char	 sql[] = "DELETE FROM sweeps WHERE name = ?1";
-	sqlite3_stmt		*s;
+	static const char sql[] = "DELETE FROM sweeps WHERE name = ?1";
+	sqlite3_stmt	 *s;
 
 	if ((s = db_stmt(db, sql, cause)) == NULL)
 		return -1;
@@ -205,9 +205,9 @@ int
 db_sweep_set_enabled(struct db *db, const char *name, bool enabled,
     char **cause)
 {
-	static const char	 sql[] = "UPDATE sweeps SET enabled = ?2 "
-	    "WHERE name = ?1";
-	sqlite3_stmt		*s;
+	static const char sql[] = "UPDATE sweeps SET enabled = ?2 "
+				  "WHERE name = ?1";
+	sqlite3_stmt	 *s;
 
 	if ((s = db_stmt(db, sql, cause)) == NULL)
 		return -1;
@@ -221,7 +221,7 @@ static int
 sweep_set_int(struct db *db, const char *sql, int64_t id, int64_t v,
     const char *what, char **cause)
 {
-	sqlite3_stmt	*s;
+	sqlite3_stmt *s;
 
 	if ((s = db_stmt(db, sql, cause)) == NULL)
 		return -1;
@@ -238,22 +238,20 @@ sweep_set_int(struct db *db, const char *sql, int64_t id, int64_t v,
 int
 db_sweep_set_next(struct db *db, int64_t id, int64_t next_at, char **cause)
 {
-	static const char	 sql[] = "UPDATE sweeps SET next_at = ?2 "
-	    "WHERE id = ?1";
+	static const char sql[] = "UPDATE sweeps SET next_at = ?2 "
+				  "WHERE id = ?1";
 
-	return sweep_set_int(db, sql, id, next_at, "set sweep next run",
-	    cause);
+	return sweep_set_int(db, sql, id, next_at, "set sweep next run", cause);
 }
 
 /* Records that the sweep's jobs up to job have been compared. */
 int
 db_sweep_set_checked(struct db *db, int64_t id, int64_t job, char **cause)
 {
-	static const char	 sql[] = "UPDATE sweeps SET checked_job = ?2 "
-	    "WHERE id = ?1";
+	static const char sql[] = "UPDATE sweeps SET checked_job = ?2 "
+				  "WHERE id = ?1";
 
-	return sweep_set_int(db, sql, id, job, "set sweep checked job",
-	    cause);
+	return sweep_set_int(db, sql, id, job, "set sweep checked job", cause);
 }
 
 /* Makes job the last job of sweep id and links it to the sweep. */
@@ -261,11 +259,12 @@ static int
 sweep_link(struct db *db, int64_t id, int64_t job, int64_t next_at,
     char **cause)
 {
-	static const char	 sweep_sql[] = "UPDATE sweeps SET "
+	static const char sweep_sql[] =
+	    "UPDATE sweeps SET "
 	    "last_job = ?2, next_at = ?3 WHERE id = ?1";
-	static const char	 link_sql[] = "UPDATE jobs SET sweep = ?1 "
-	    "WHERE id = ?2";
-	sqlite3_stmt		*s;
+	static const char link_sql[] = "UPDATE jobs SET sweep = ?1 "
+				       "WHERE id = ?2";
+	sqlite3_stmt	 *s;
 
 	if ((s = db_stmt(db, sweep_sql, cause)) == NULL)
 		return -1;
@@ -285,10 +284,10 @@ sweep_link(struct db *db, int64_t id, int64_t job, int64_t next_at,
 
 /* Queues a job for a sweep in one transaction; returns the job id. */
 int64_t
-db_sweep_queue(struct db *db, int64_t id, const char *name,
-    const char *file, const char *spec, int64_t next_at, char **cause)
+db_sweep_queue(struct db *db, int64_t id, const char *name, const char *file,
+    const char *spec, int64_t next_at, char **cause)
 {
-	int64_t	job;
+	int64_t job;
 
 	if (db_begin(db, cause) == -1)
 		return -1;
@@ -306,13 +305,12 @@ db_sweep_queue(struct db *db, int64_t id, const char *name,
 
 /* The ids of a sweep's jobs, newest first. */
 static int
-sweep_job_ids(struct db *db, int64_t id, int64_t **ids, size_t *n,
-    char **cause)
+sweep_job_ids(struct db *db, int64_t id, int64_t **ids, size_t *n, char **cause)
 {
-	static const char	 sql[] = "SELECT id FROM jobs WHERE sweep = ?1 "
-	    "ORDER BY id DESC";
-	sqlite3_stmt		*s;
-	int			 rc;
+	static const char sql[] = "SELECT id FROM jobs WHERE sweep = ?1 "
+				  "ORDER BY id DESC";
+	sqlite3_stmt	 *s;
+	int		  rc;
 
 	*ids = NULL;
 	*n = 0;
@@ -338,10 +336,10 @@ int
 db_sweep_jobs(struct db *db, int64_t id, struct db_job **out, size_t *n,
     char **cause)
 {
-	struct db_job	*j;
-	int64_t		*ids;
-	size_t		 i, nids;
-	int		 rc = -1;
+	struct db_job *j;
+	int64_t	      *ids;
+	size_t	       i, nids;
+	int	       rc = -1;
 
 	*out = NULL;
 	*n = 0;
@@ -367,13 +365,13 @@ out:
 
 /* Logs an event about a sweep; job may be 0. */
 int
-db_sweep_event_add(struct db *db, int64_t id, int64_t job,
-    enum db_level level, char **cause, const char *fmt, ...)
+db_sweep_event_add(struct db *db, int64_t id, int64_t job, enum db_level level,
+    char **cause, const char *fmt, ...)
 {
-	struct db_event_at	 at = { job, 0, id, NULL };
-	va_list			 ap;
-	char			*msg;
-	int			 rc;
+	struct db_event_at at = { job, 0, id, NULL };
+	va_list		   ap;
+	char		  *msg;
+	int		   rc;
 
 	va_start(ap, fmt);
 	msg = xvasprintf(fmt, ap);
@@ -388,9 +386,9 @@ int
 db_sweep_events(struct db *db, int64_t id, struct db_event **out, size_t *n,
     char **cause)
 {
-	static const char	 sql[] = DB_EVENT_SELECT
-	    "WHERE sweep = ?1 ORDER BY id";
-	sqlite3_stmt		*s;
+	static const char sql[] =
+	    DB_EVENT_SELECT "WHERE sweep = ?1 ORDER BY id";
+	sqlite3_stmt *s;
 
 	*out = NULL;
 	*n = 0;
@@ -404,7 +402,7 @@ db_sweep_events(struct db *db, int64_t id, struct db_event **out, size_t *n,
 static void
 sweep_clear(void *row)
 {
-	struct db_sweep	*w = row;
+	struct db_sweep *w = row;
 
 	free(w->name);
 	free(w->file);

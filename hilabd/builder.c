@@ -21,34 +21,34 @@
 
 #include "common/log.h"
 #include "common/xmalloc.h"
+#include "db/db.h"
 #include "hilabd/builder.h"
 #include "hilabd/daemon.h"
-#include "db/db.h"
 #include "jobs/job.h"
 #include "jobs/job_build.h"
 
 /* A job whose kernels were asked for. */
 struct builder_job {
-	int64_t			 id;
-	char			*spec;
-	enum builder_state	 state;
-	bool			 started;
-	struct job_built	*built;
-	size_t			 nbuilt;
-	char			*error;
+	int64_t		   id;
+	char		  *spec;
+	enum builder_state state;
+	bool		   started;
+	struct job_built  *built;
+	size_t		   nbuilt;
+	char		  *error;
 };
 
 struct builder {
-	struct daemon		*d;
-	pthread_t		 thread;
-	pthread_mutex_t		 lock;
-	pthread_cond_t		 cond;
-	struct builder_job	*jobs;
-	size_t			 njobs;
-	bool			 stopping;
-	int64_t			 current;	/* job being built, or 0 */
-	pid_t			 child;		/* its process group, or 0 */
-	struct db		*db;		/* the thread's own connection */
+	struct daemon	   *d;
+	pthread_t	    thread;
+	pthread_mutex_t	    lock;
+	pthread_cond_t	    cond;
+	struct builder_job *jobs;
+	size_t		    njobs;
+	bool		    stopping;
+	int64_t		    current; /* job being built, or 0 */
+	pid_t		    child;   /* its process group, or 0 */
+	struct db	   *db;	     /* the thread's own connection */
 };
 
 extern char **environ;
@@ -79,7 +79,7 @@ static void
 builder_remove(struct builder *b, int64_t id)
 {
 	struct builder_job *j = builder_find(b, id);
-	size_t at;
+	size_t		    at;
 
 	if (j == NULL)
 		return;
@@ -100,8 +100,10 @@ builder_event(struct builder *b, int64_t job, enum db_level level,
 		log_warn("build", "job %lld: %s", (long long)job, text);
 	else
 		log_info("build", "job %lld: %s", (long long)job, text);
-	if (db_event_add(b->db, job, 0, NULL, level, &cause, "kernel build: "
-	    "%s", text) == -1) {
+	if (db_event_add(b->db, job, 0, NULL, level, &cause,
+		"kernel build: "
+		"%s",
+		text) == -1) {
 		log_warn("build", "job %lld: %s", (long long)job, cause);
 		free(cause);
 	}
@@ -113,10 +115,10 @@ builder_spawn(const char *spec, int *out, char **cause)
 {
 	char *argv[] = { (char *)"hilabd", (char *)"--build-kernels", NULL };
 	posix_spawn_file_actions_t fa;
-	posix_spawnattr_t attr;
-	sigset_t def;
-	int in[2], o[2], err;
-	pid_t pid = -1;
+	posix_spawnattr_t	   attr;
+	sigset_t		   def;
+	int			   in[2], o[2], err;
+	pid_t			   pid = -1;
 
 	if (pipe2(in, O_CLOEXEC) == -1 || pipe2(o, O_CLOEXEC) == -1) {
 		*cause = xasprintf("pipe: %s", strerror(errno));
@@ -130,10 +132,10 @@ builder_spawn(const char *spec, int *out, char **cause)
 	sigaddset(&def, SIGPIPE);
 	posix_spawnattr_setsigdefault(&attr, &def);
 	posix_spawnattr_setpgroup(&attr, 0);
-	posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP |
-	    POSIX_SPAWN_SETSIGDEF);
+	posix_spawnattr_setflags(&attr,
+	    POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGDEF);
 	if ((err = posix_spawn(&pid, "/proc/self/exe", &fa, &attr, argv,
-	    environ)) != 0) {
+		 environ)) != 0) {
 		*cause = xasprintf("cannot start the kernel build: %s",
 		    strerror(err));
 		pid = -1;
@@ -157,7 +159,7 @@ static void
 builder_line(struct builder *b, struct builder_job *j, char *line)
 {
 	json_t *v;
-	char *cause = NULL;
+	char   *cause = NULL;
 
 	line[strcspn(line, "\n")] = '\0';
 	if (strncmp(line, "progress ", 9) == 0) {
@@ -172,9 +174,10 @@ builder_line(struct builder *b, struct builder_job *j, char *line)
 	else if (strncmp(line, "error ", 6) == 0 && json_is_string(v))
 		j->error = xstrdup(json_string_value(v));
 	else if (j->error == NULL)
-		j->error = cause != NULL ? xstrdup(cause) :
-		    xasprintf("kernel build: unexpected output \"%.80s\"",
-		    line);
+		j->error = cause != NULL
+		    ? xstrdup(cause)
+		    : xasprintf("kernel build: unexpected output \"%.80s\"",
+			  line);
 	free(cause);
 	json_decref(v);
 }
@@ -190,29 +193,29 @@ builder_reap(struct builder_job *j, pid_t pid)
 	if (j->state == BUILDER_READY || j->error != NULL)
 		return;
 	if (WIFSIGNALED(status))
-		j->error = xasprintf("stopped by signal %d",
-		    WTERMSIG(status));
+		j->error = xasprintf("stopped by signal %d", WTERMSIG(status));
 	else
 		j->error = xasprintf("the build process exited %d without a "
-		    "result", WEXITSTATUS(status));
+				     "result",
+		    WEXITSTATUS(status));
 }
 
 /* Builds one job's kernels in a child process (lock not held). */
 static void
 builder_run(struct builder *b, struct builder_job *j, const char *spec)
 {
-	char *line = NULL;
+	char  *line = NULL;
 	size_t size = 0;
-	FILE *f;
-	pid_t pid;
-	int fd;
+	FILE  *f;
+	pid_t  pid;
+	int    fd;
 
 	if ((pid = builder_spawn(spec, &fd, &j->error)) == -1)
 		return;
 	pthread_mutex_lock(&b->lock);
 	b->child = pid;
 	if (b->stopping || builder_find(b, j->id) == NULL)
-		kill(-pid, SIGTERM);	/* stopped or forgotten meanwhile */
+		kill(-pid, SIGTERM); /* stopped or forgotten meanwhile */
 	pthread_mutex_unlock(&b->lock);
 	if ((f = fdopen(fd, "r")) == NULL)
 		close(fd);
@@ -247,9 +250,9 @@ builder_next(struct builder *b)
 static void
 builder_one(struct builder *b, struct builder_job *next)
 {
-	struct builder_job out = { .id = next->id, .state = BUILDER_BUSY };
+	struct builder_job  out = { .id = next->id, .state = BUILDER_BUSY };
 	struct builder_job *j;
-	char *spec = xstrdup(next->spec);
+	char		   *spec = xstrdup(next->spec);
 
 	next->started = true;
 	b->current = next->id;
@@ -275,7 +278,7 @@ builder_one(struct builder *b, struct builder_job *next)
 static void *
 builder_main(void *arg)
 {
-	struct builder *b = arg;
+	struct builder	   *b = arg;
 	struct builder_job *next;
 
 	pthread_mutex_lock(&b->lock);
@@ -336,7 +339,7 @@ builder_poll(struct builder *b, int64_t job, const char *spec,
     struct job_built **built, size_t *n, char **cause)
 {
 	struct builder_job *j;
-	enum builder_state st;
+	enum builder_state  st;
 
 	pthread_mutex_lock(&b->lock);
 	if ((j = builder_find(b, job)) == NULL) {
@@ -384,8 +387,8 @@ builder_child_progress(const char *line, void *arg)
 static char *
 builder_child_read(void)
 {
-	char *buf = NULL;
-	size_t len = 0, size = 0;
+	char   *buf = NULL;
+	size_t	len = 0, size = 0;
 	ssize_t r;
 
 	for (;;) {
@@ -407,7 +410,7 @@ static int
 builder_child_fail(const char *cause)
 {
 	json_t *s = json_string(cause);
-	char *text = json_dumps(s, JSON_ENCODE_ANY);
+	char   *text = json_dumps(s, JSON_ENCODE_ANY);
 
 	printf("error %s\n", text);
 	free(text);
@@ -419,12 +422,12 @@ int
 builder_child_main(void)
 {
 	struct job_build_opts opts = { .cb = builder_child_progress };
-	struct job_built *built = NULL;
-	struct job *job;
-	char *spec = builder_child_read(), *cause = NULL, *text;
-	json_t *arr;
-	size_t n = 0;
-	int rc;
+	struct job_built     *built = NULL;
+	struct job	     *job;
+	char		     *spec = builder_child_read(), *cause = NULL, *text;
+	json_t		     *arr;
+	size_t		      n = 0;
+	int		      rc;
 
 	if ((job = job_from_json(spec, &cause)) == NULL ||
 	    job_build_kernels(job, &opts, &built, &n, &cause) == -1) {

@@ -13,19 +13,19 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "config.h"
-#include "common/log.h"
-#include "common/xmalloc.h"
-#include "hilabd/builder.h"
 #include "common/control.h"
-#include "hilabd/daemon.h"
+#include "common/log.h"
 #include "common/paths.h"
-#include "hilabd/sweeper.h"
+#include "common/xmalloc.h"
+#include "config.h"
 #include "db/db.h"
+#include "hilabd/builder.h"
+#include "hilabd/daemon.h"
+#include "hilabd/sweeper.h"
 #include "machines/inventory.h"
 #include "machines/libvirt.h"
 
-#define HILABD_TICK_MS	1000
+#define HILABD_TICK_MS 1000
 
 static volatile sig_atomic_t hilabd_quit;
 
@@ -38,7 +38,8 @@ hilabd_signal_cb(int sig)
 static void
 hilabd_usage(void)
 {
-	fprintf(stderr, "usage: hilabd [-nvd] [--db FILE] [--socket PATH] "
+	fprintf(stderr,
+	    "usage: hilabd [-nvd] [--db FILE] [--socket PATH] "
 	    "[--machines DIR] [--agent-dir DIR]\n");
 	exit(2);
 }
@@ -47,18 +48,18 @@ hilabd_usage(void)
 static char *
 hilabd_status(struct daemon *d)
 {
-	json_t *arr = json_array();
+	json_t	      *arr = json_array();
 	struct worker *w;
-	char *s;
-	size_t i;
+	char	      *s;
+	size_t	       i;
 
 	pthread_mutex_lock(&d->lock);
 	for (i = 0; i < d->nworkers; i++) {
 		w = &d->workers[i];
-		json_array_append_new(arr, json_pack("{s:s, s:I, s:I, s:I}",
-		    "machine", w->machine->name, "job", (json_int_t)w->job,
-		    "run", (json_int_t)w->run, "results",
-		    (json_int_t)w->results));
+		json_array_append_new(arr,
+		    json_pack("{s:s, s:I, s:I, s:I}", "machine",
+			w->machine->name, "job", (json_int_t)w->job, "run",
+			(json_int_t)w->run, "results", (json_int_t)w->results));
 	}
 	pthread_mutex_unlock(&d->lock);
 	s = json_dumps(arr, JSON_COMPACT);
@@ -88,9 +89,9 @@ static void
 hilabd_clear_stale_leases(struct db *db)
 {
 	struct db_machine *v;
-	char *cause = NULL;
-	size_t n, i;
-	long pid;
+	char		  *cause = NULL;
+	size_t		   n, i;
+	long		   pid;
 
 	if (db_machine_list(db, &v, &n, &cause) == -1) {
 		log_warn("hilabd", "%s", cause);
@@ -102,8 +103,10 @@ hilabd_clear_stale_leases(struct db *db)
 		    sscanf(v[i].lease_owner, "hilabd:%ld", &pid) != 1)
 			continue;
 		if (kill((pid_t)pid, 0) == -1 && errno == ESRCH) {
-			log_info("hilabd", "machine \"%s\": lease of stopped "
-			    "%s released", v[i].name, v[i].lease_owner);
+			log_info("hilabd",
+			    "machine \"%s\": lease of stopped "
+			    "%s released",
+			    v[i].name, v[i].lease_owner);
 			db_machine_release(db, v[i].name, v[i].lease_owner,
 			    &cause);
 			free(cause);
@@ -118,9 +121,9 @@ static void
 hilabd_clear_domains(const struct inventory *inv)
 {
 	const struct machine *m;
-	char *name, *cause = NULL;
-	size_t i;
-	int n;
+	char		     *name, *cause = NULL;
+	size_t		      i;
+	int		      n;
 
 	for (i = 0; i < inv->n; i++) {
 		m = inv->machines[i];
@@ -128,29 +131,31 @@ hilabd_clear_domains(const struct inventory *inv)
 			continue;
 		name = xasprintf("hilab-%s", m->name);
 		if ((n = libvirt_cleanup_prefix(m->libvirt.uri, name,
-		    &cause)) == -1) {
+			 &cause)) == -1) {
 			log_warn("hilabd", "%s", cause);
 			free(cause);
 			cause = NULL;
 		} else if (n > 0)
-			log_info("hilabd", "destroyed %d left-over domain%s "
-			    "\"%s\"", n, n == 1 ? "" : "s", name);
+			log_info("hilabd",
+			    "destroyed %d left-over domain%s "
+			    "\"%s\"",
+			    n, n == 1 ? "" : "s", name);
 		free(name);
 	}
 }
 
 /* Records the inventory's machines in the database. */
 static int
-hilabd_sync_machines(struct db *db, const struct inventory *inv,
-    char **cause)
+hilabd_sync_machines(struct db *db, const struct inventory *inv, char **cause)
 {
 	const struct machine *m;
-	size_t i;
+	size_t		      i;
 
 	for (i = 0; i < inv->n; i++) {
 		m = inv->machines[i];
-		if (db_machine_upsert(db, m->name, m->kind == MACHINE_SSH ?
-		    "ssh" : "libvirt", m->arch, cause) == -1)
+		if (db_machine_upsert(db, m->name,
+			m->kind == MACHINE_SSH ? "ssh" : "libvirt", m->arch,
+			cause) == -1)
 			return -1;
 	}
 	return 0;
@@ -166,8 +171,7 @@ hilabd_loop(struct daemon *d, struct db *db, struct control *ctl)
 		sweeper_tick(d, db);
 		if (planner_tick(d, db))
 			daemon_nudge(d);
-		if (poll(&pfd, 1, HILABD_TICK_MS) > 0 &&
-		    (pfd.revents & POLLIN))
+		if (poll(&pfd, 1, HILABD_TICK_MS) > 0 && (pfd.revents & POLLIN))
 			control_serve_one(ctl, hilabd_request_cb, d);
 	}
 	log_info("hilabd", "signal %d: stopping", (int)hilabd_quit);
@@ -203,37 +207,53 @@ hilabd_open(struct daemon *d, const char *machines_dir, struct db **db,
 int
 main(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "db", required_argument, NULL, 'D' },
+	static const struct option longopts[] = { { "db", required_argument,
+						      NULL, 'D' },
 		{ "socket", required_argument, NULL, 'S' },
 		{ "machines", required_argument, NULL, 'M' },
 		{ "agent-dir", required_argument, NULL, 'A' },
 		{ "build-kernels", no_argument, NULL, 'B' },
-		{ NULL, 0, NULL, 0 }
-	};
-	struct daemon d = { .lock = PTHREAD_MUTEX_INITIALIZER,
-	    .nudge = PTHREAD_COND_INITIALIZER };
-	const char *sock, *machines, *catalog;
-	enum log_level level = LOG_LEVEL_INFO;
-	struct control *ctl = NULL;
-	struct db *db = NULL;
-	char *cause = NULL;
-	bool check = false, build_child = false;
-	int c;
+		{ NULL, 0, NULL, 0 } };
+	struct daemon		   d = { .lock = PTHREAD_MUTEX_INITIALIZER,
+			     .nudge = PTHREAD_COND_INITIALIZER };
+	const char		  *sock, *machines, *catalog;
+	enum log_level		   level = LOG_LEVEL_INFO;
+	struct control		  *ctl = NULL;
+	struct db		  *db = NULL;
+	char			  *cause = NULL;
+	bool			   check = false, build_child = false;
+	int			   c;
 
 	paths_defaults(&d.db_path, &sock, &machines, &catalog);
 	d.agent_dir = paths_agent_dir();
 	while ((c = getopt_long(argc, argv, "nvd", longopts, NULL)) != -1) {
 		switch (c) {
-		case 'D': d.db_path = optarg; break;
-		case 'S': sock = optarg; break;
-		case 'M': machines = optarg; break;
-		case 'A': d.agent_dir = optarg; break;
-		case 'B': build_child = true; break;
-		case 'n': check = true; break;
-		case 'v': level = LOG_LEVEL_INFO; break;
-		case 'd': level = LOG_LEVEL_DEBUG; break;
-		default: hilabd_usage();
+		case 'D':
+			d.db_path = optarg;
+			break;
+		case 'S':
+			sock = optarg;
+			break;
+		case 'M':
+			machines = optarg;
+			break;
+		case 'A':
+			d.agent_dir = optarg;
+			break;
+		case 'B':
+			build_child = true;
+			break;
+		case 'n':
+			check = true;
+			break;
+		case 'v':
+			level = LOG_LEVEL_INFO;
+			break;
+		case 'd':
+			level = LOG_LEVEL_DEBUG;
+			break;
+		default:
+			hilabd_usage();
 		}
 	}
 	log_init("hilabd", level);
@@ -253,8 +273,10 @@ main(int argc, char **argv)
 	if ((d.builder = builder_start(&d, &cause)) == NULL ||
 	    worker_start_all(&d, &cause) == -1)
 		fatalx("%s", cause);
-	log_info("hilabd", "ready: %zu machines, database \"%s\", socket "
-	    "\"%s\"", d.inventory->n, d.db_path, sock);
+	log_info("hilabd",
+	    "ready: %zu machines, database \"%s\", socket "
+	    "\"%s\"",
+	    d.inventory->n, d.db_path, sock);
 	hilabd_loop(&d, db, ctl);
 	builder_stop(d.builder);
 	worker_stop_all(&d);

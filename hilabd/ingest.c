@@ -4,10 +4,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/xmalloc.h"
-#include "hilabd/ingest.h"
-#include "db/db.h"
 #include "benchmarks/parse.h"
+#include "common/xmalloc.h"
+#include "db/db.h"
+#include "hilabd/ingest.h"
 #include "jobs/plan.h"
 #include "machines/agent_client.h"
 
@@ -15,12 +15,13 @@ char *
 ingest_facts_json(const struct agent_facts *facts)
 {
 	json_t *o = json_object();
-	char *s;
-	size_t i;
+	char   *s;
+	size_t	i;
 
 	for (i = 0; i < facts->n; i++)
-		json_object_set_new(o, facts->v[i].key, facts->v[i].value ?
-		    json_string(facts->v[i].value) : json_null());
+		json_object_set_new(o, facts->v[i].key,
+		    facts->v[i].value ? json_string(facts->v[i].value)
+				      : json_null());
 	s = json_dumps(o, JSON_SORT_KEYS | JSON_COMPACT);
 	json_decref(o);
 	return s;
@@ -69,7 +70,7 @@ static int64_t
 ingest_repeat(const struct parse_result *res, size_t i)
 {
 	int64_t n = 0;
-	size_t j;
+	size_t	j;
 
 	for (j = 0; j < i; j++)
 		n += strcmp(res->v[j].name, res->v[i].name) == 0;
@@ -82,13 +83,13 @@ ingest_samples(struct db *db, int64_t run, const struct plan_run *p,
     const struct agent_result *r, char **problem, char **cause)
 {
 	struct parse_result res = { 0 };
-	struct db_sample *s;
-	char *why = NULL;
-	size_t i, n = 0;
-	int rc = 0;
+	struct db_sample   *s;
+	char		   *why = NULL;
+	size_t		    i, n = 0;
+	int		    rc = 0;
 
 	if (parse_output(p->parser, p->parser_args, r->output, r->output_len,
-	    &res, &why) == -1) {
+		&res, &why) == -1) {
 		*problem = xasprintf("iteration %llu: %s",
 		    (unsigned long long)r->seq, why);
 		free(why);
@@ -115,11 +116,17 @@ ingest_result(struct db *db, int64_t run, const struct plan_run *p,
     const struct agent_result *r, char **problem, char **cause)
 {
 	struct db_result dr = {
-		.run = run, .seq = r->seq, .warmup = r->warmup,
-		.exit_status = r->exit_status, .timed_out = r->timed_out,
-		.wall_ns = r->wall_ns, .utime_us = r->utime_us,
-		.stime_us = r->stime_us, .maxrss_kb = r->maxrss_kb,
-		.output = r->output, .output_len = r->output_len,
+		.run = run,
+		.seq = r->seq,
+		.warmup = r->warmup,
+		.exit_status = r->exit_status,
+		.timed_out = r->timed_out,
+		.wall_ns = r->wall_ns,
+		.utime_us = r->utime_us,
+		.stime_us = r->stime_us,
+		.maxrss_kb = r->maxrss_kb,
+		.output = r->output,
+		.output_len = r->output_len,
 		.truncated = r->truncated,
 	};
 	char *ignore = NULL;

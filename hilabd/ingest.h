@@ -16,9 +16,9 @@ struct plan_run;
  * timeout, output the parser cannot read) is stored all the same and
  * *problem says why (caller frees; left NULL when it went well).
  */
-int	ingest_result(struct db *, int64_t run, const struct plan_run *,
-	    const struct agent_result *, char **problem, char **cause);
+int ingest_result(struct db *, int64_t	run, const struct plan_run *,
+    const struct agent_result *, char **problem, char **cause);
 /* The facts as a JSON object; absent facts are null (caller frees). */
-char	*ingest_facts_json(const struct agent_facts *);
+char *ingest_facts_json(const struct agent_facts *);
 
 #endif

@@ -6,9 +6,9 @@
 
 #include "common/log.h"
 #include "common/xmalloc.h"
+#include "db/db.h"
 #include "hilabd/builder.h"
 #include "hilabd/daemon.h"
-#include "db/db.h"
 #include "jobs/job.h"
 #include "jobs/job_build.h"
 #include "jobs/plan.h"
@@ -19,14 +19,14 @@ static int
 planner_add_metrics(struct db *db, const struct job *job, char **cause)
 {
 	const struct job_benchmark *b;
-	size_t i, j;
+	size_t			    i, j;
 
 	for (i = 0; i < job->nbenchmarks; i++) {
 		b = &job->benchmarks[i];
 		for (j = 0; j < b->nmetrics; j++) {
 			if (db_metric_upsert(db, b->metrics[j].name,
-			    b->metrics[j].unit, b->metrics[j].direction,
-			    b->metrics[j].statistic, cause) == -1)
+				b->metrics[j].unit, b->metrics[j].direction,
+				b->metrics[j].statistic, cause) == -1)
 				return -1;
 		}
 	}
@@ -39,15 +39,15 @@ planner_kernel_spec(const struct job_kernel *k, const char *cmdline,
     const struct job_built *built)
 {
 	json_t *o;
-	char *s;
+	char   *s;
 
 	o = json_pack("{s:s, s:s?, s:s?, s:s?, s:s?, s:s?, s:s?}", "kind",
 	    job_kernel_kind_name(k->kind), "image", k->image, "initrd",
 	    k->initrd, "git", k->git, "base", k->base, "series", k->series,
 	    "cmdline", cmdline);
 	if (k->kind == JOB_KERNEL_BUILD)
-		json_object_set_new(o, "patches", json_integer(
-		    (json_int_t)k->npatches));
+		json_object_set_new(o, "patches",
+		    json_integer((json_int_t)k->npatches));
 	if (built != NULL) {
 		json_object_set_new(o, "image", json_string(built->image));
 		json_object_set_new(o, "build_id",
@@ -66,14 +66,14 @@ planner_add_kernels(struct db *db, const struct job *job,
     const struct job_built *built, size_t nbuilt, int64_t *ids, char **cause)
 {
 	const struct job_kernel *k;
-	char *cmdline, *spec;
-	size_t i;
+	char			*cmdline, *spec;
+	size_t			 i;
 
 	for (i = 0; i < job->nkernels; i++) {
 		k = &job->kernels[i];
 		cmdline = job_kernel_cmdline(job, k);
-		spec = planner_kernel_spec(k, cmdline, job_built_find(built,
-		    nbuilt, k->name));
+		spec = planner_kernel_spec(k, cmdline,
+		    job_built_find(built, nbuilt, k->name));
 		ids[i] = db_kernel_upsert(db, k->name, cmdline, spec, cause);
 		free(cmdline);
 		free(spec);
@@ -93,7 +93,8 @@ planner_check_machines(const struct job *job, const struct inventory *inv,
 	for (i = 0; i < job->nmachines; i++) {
 		if (inventory_find(inv, job->machines[i]) == NULL) {
 			*cause = xasprintf("machine \"%s\" is not in the "
-			    "inventory", job->machines[i]);
+					   "inventory",
+			    job->machines[i]);
 			return -1;
 		}
 	}
@@ -106,8 +107,8 @@ planner_add_runs(struct db *db, int64_t job_id, const struct plan *plan,
     const int64_t *kernel_ids, char **cause)
 {
 	const struct plan_run *p;
-	struct db_run r;
-	size_t i;
+	struct db_run	       r;
+	size_t		       i;
 
 	for (i = 0; i < plan->n; i++) {
 		p = &plan->runs[i];
@@ -131,13 +132,13 @@ planner_add_runs(struct db *db, int64_t job_id, const struct plan *plan,
 /* Expands one job into runs in one transaction. */
 static int
 planner_expand(struct db *db, const struct db_job *dj, const struct job *job,
-    const struct inventory *inv, const struct job_built *built,
-    size_t nbuilt, char **cause)
+    const struct inventory *inv, const struct job_built *built, size_t nbuilt,
+    char **cause)
 {
 	struct plan plan = { 0 };
-	char *ignore = NULL;
-	int64_t *ids = NULL;
-	int rc = -1;
+	char	   *ignore = NULL;
+	int64_t	   *ids = NULL;
+	int	    rc = -1;
 
 	if (planner_check_machines(job, inv, cause) == -1 ||
 	    plan_build(job, &plan, cause) == -1)
@@ -199,10 +200,10 @@ static bool
 planner_queued(struct daemon *d, struct db *db, const struct db_job *dj)
 {
 	struct job_built *built = NULL;
-	char *cause = NULL, *ignore = NULL;
-	struct job *job;
-	size_t n = 0;
-	bool queued = false;
+	char		 *cause = NULL, *ignore = NULL;
+	struct job	 *job;
+	size_t		  n = 0;
+	bool		  queued = false;
 
 	if (dj->cancel_requested) {
 		builder_forget(d->builder, dj->id);
@@ -213,11 +214,12 @@ planner_queued(struct daemon *d, struct db *db, const struct db_job *dj)
 	if ((job = job_from_json(dj->spec, &cause)) == NULL)
 		goto out;
 	/* Busy: planned at a later tick; failed: cause is set. */
-	if (planner_builds(job) && builder_poll(d->builder, dj->id, dj->spec,
-	    &built, &n, &cause) != BUILDER_READY)
+	if (planner_builds(job) &&
+	    builder_poll(d->builder, dj->id, dj->spec, &built, &n, &cause) !=
+		BUILDER_READY)
 		goto out;
-	queued = planner_expand(db, dj, job, d->inventory, built, n,
-	    &cause) == 0;
+	queued =
+	    planner_expand(db, dj, job, d->inventory, built, n, &cause) == 0;
 out:
 	if (cause != NULL)
 		planner_fail(db, dj, cause);
@@ -231,7 +233,7 @@ out:
 static void
 planner_settle(struct db *db, const struct db_job *dj)
 {
-	char *cause = NULL;
+	char	     *cause = NULL;
 	enum db_state end;
 
 	if (dj->cancel_requested && dj->runs[DB_QUEUED] > 0)
@@ -241,8 +243,10 @@ planner_settle(struct db *db, const struct db_job *dj)
 			end = DB_CANCELLED;
 		else
 			end = dj->runs[DB_FAILED] > 0 ? DB_FAILED : DB_DONE;
-		if (db_job_set_state(db, dj->id, end, end == DB_FAILED ?
-		    "some runs failed (hilab logs)" : NULL, &cause) == 0)
+		if (db_job_set_state(db, dj->id, end,
+			end == DB_FAILED ? "some runs failed (hilab logs)"
+					 : NULL,
+			&cause) == 0)
 			log_info("planner", "job %lld \"%s\": %s",
 			    (long long)dj->id, dj->name, db_state_name(end));
 	}
@@ -256,9 +260,9 @@ bool
 planner_tick(struct daemon *d, struct db *db)
 {
 	struct db_job *jobs;
-	size_t n, i;
-	char *cause = NULL;
-	bool queued = false;
+	size_t	       n, i;
+	char	      *cause = NULL;
+	bool	       queued = false;
 
 	if (db_job_list(db, &jobs, &n, &cause) == -1) {
 		log_warn("planner", "%s", cause);

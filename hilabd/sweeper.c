@@ -10,13 +10,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/log.h"
-#include "common/xmalloc.h"
-#include "hilabd/daemon.h"
-#include "common/paths.h"
-#include "hilabd/sweeper.h"
-#include "db/db.h"
 #include "benchmarks/catalog.h"
+#include "common/log.h"
+#include "common/paths.h"
+#include "common/xmalloc.h"
+#include "db/db.h"
+#include "hilabd/daemon.h"
+#include "hilabd/sweeper.h"
 #include "jobs/job.h"
 #include "report/compare.h"
 #include "report/stats.h"
@@ -26,7 +26,7 @@
  * with tight samples a shift of a fraction of a percent between two runs
  * hours apart is "significant" and tells nothing about the kernel.
  */
-#define SWEEPER_MIN_CHANGE_PCT	1.0
+#define SWEEPER_MIN_CHANGE_PCT 1.0
 
 /* Samples of the two jobs per comparison key, base job first in each key. */
 static const char sweeper_sql[] =
@@ -42,24 +42,33 @@ static const char sweeper_sql[] =
 
 /* Column numbers of sweeper_sql. */
 enum {
-	SW_MACHINE, SW_KERNEL, SW_BENCHMARK, SW_PARAMS, SW_METRIC, SW_UNIT,
-	SW_DIRECTION, SW_STATISTIC, SW_JOB, SW_VALUE, SW_NKEY = SW_UNIT
+	SW_MACHINE,
+	SW_KERNEL,
+	SW_BENCHMARK,
+	SW_PARAMS,
+	SW_METRIC,
+	SW_UNIT,
+	SW_DIRECTION,
+	SW_STATISTIC,
+	SW_JOB,
+	SW_VALUE,
+	SW_NKEY = SW_UNIT
 };
 
 /* The samples of one comparison key: [0] the base job, [1] the new one. */
 struct sweeper_group {
-	char	*key[SW_NKEY];
-	char	*unit;
-	bool	 higher;
-	char	*statistic;
-	double	*x[2];
-	size_t	 n[2];
+	char   *key[SW_NKEY];
+	char   *unit;
+	bool	higher;
+	char   *statistic;
+	double *x[2];
+	size_t	n[2];
 };
 
 /* What a comparison found. */
 struct sweeper_counts {
-	int	compared;
-	int	worse;
+	int compared;
+	int worse;
 };
 
 /* Logs a failed database write of the sweeper and frees the cause. */
@@ -74,7 +83,7 @@ sweeper_warn(char *cause)
 static void
 sweeper_group_clear(struct sweeper_group *g)
 {
-	int	i;
+	int i;
 
 	for (i = 0; i < SW_NKEY; i++)
 		free(g->key[i]);
@@ -89,8 +98,8 @@ sweeper_group_clear(struct sweeper_group *g)
 static bool
 sweeper_group_same(const struct sweeper_group *g, sqlite3_stmt *s)
 {
-	const char	*v;
-	int		 i;
+	const char *v;
+	int	    i;
 
 	if (g->key[0] == NULL)
 		return false;
@@ -106,28 +115,28 @@ sweeper_group_same(const struct sweeper_group *g, sqlite3_stmt *s)
 static void
 sweeper_group_start(struct sweeper_group *g, sqlite3_stmt *s)
 {
-	const char	*v;
-	int		 i;
+	const char *v;
+	int	    i;
 
 	for (i = 0; i < SW_NKEY; i++) {
 		v = (const char *)sqlite3_column_text(s, i);
 		g->key[i] = xstrdup(v != NULL ? v : "");
 	}
 	g->unit = xstrdup((const char *)sqlite3_column_text(s, SW_UNIT));
-	g->higher = strcmp((const char *)sqlite3_column_text(s,
-	    SW_DIRECTION), "higher") == 0;
-	g->statistic = xstrdup((const char *)sqlite3_column_text(s,
-	    SW_STATISTIC));
+	g->higher = strcmp((const char *)sqlite3_column_text(s, SW_DIRECTION),
+			"higher") == 0;
+	g->statistic =
+	    xstrdup((const char *)sqlite3_column_text(s, SW_STATISTIC));
 }
 
 /* Adds the row's value to the base or new side of g. */
 static void
 sweeper_group_add(struct sweeper_group *g, sqlite3_stmt *s, int64_t job)
 {
-	int	side = sqlite3_column_int64(s, SW_JOB) == job;
+	int side = sqlite3_column_int64(s, SW_JOB) == job;
 
-	g->x[side] = xreallocarray(g->x[side], g->n[side] + 1,
-	    sizeof *g->x[side]);
+	g->x[side] =
+	    xreallocarray(g->x[side], g->n[side] + 1, sizeof *g->x[side]);
 	g->x[side][g->n[side]++] = sqlite3_column_double(s, SW_VALUE);
 }
 
@@ -135,52 +144,49 @@ sweeper_group_add(struct sweeper_group *g, sqlite3_stmt *s, int64_t job)
 static char *
 sweeper_group_label(const struct sweeper_group *g)
 {
-	const char	*kernel = g->key[SW_KERNEL];
-	bool		 running = strcmp(kernel, JOB_KERNEL_RUNNING_NAME) == 0;
+	const char *kernel = g->key[SW_KERNEL];
+	bool	    running = strcmp(kernel, JOB_KERNEL_RUNNING_NAME) == 0;
 
 	return xasprintf("%s %s%s%s on %s%s%s%s", g->key[SW_BENCHMARK],
-	    g->key[SW_METRIC], *g->key[SW_PARAMS] ? " " : "",
-	    g->key[SW_PARAMS], g->key[SW_MACHINE], running ? "" : " (kernel ",
+	    g->key[SW_METRIC], *g->key[SW_PARAMS] ? " " : "", g->key[SW_PARAMS],
+	    g->key[SW_MACHINE], running ? "" : " (kernel ",
 	    running ? "" : kernel, running ? "" : ")");
 }
 
 /* Logs the regression of g that table t (base, new) found. */
 static int
 sweeper_report(struct db *db, int64_t sweep, const char *name, int64_t job,
-    const struct sweeper_group *g, const struct compare_table *t,
-    char **cause)
+    const struct sweeper_group *g, const struct compare_table *t, char **cause)
 {
-	const struct compare_cell	*b = compare_table_cell(t, 0, 0);
-	const struct compare_cell	*c = compare_table_cell(t, 0, 1);
-	char				*label;
-	int				 d = compare_table_decimals(t), rc;
+	const struct compare_cell *b = compare_table_cell(t, 0, 0);
+	const struct compare_cell *c = compare_table_cell(t, 0, 1);
+	char			  *label;
+	int			   d = compare_table_decimals(t), rc;
 
 	label = sweeper_group_label(g);
 	rc = db_sweep_event_add(db, sweep, job, DB_WARN, cause,
-	    "sweep \"%s\": %s: %.*f -> %.*f%s%s (%+.1f%%, worse, p=%.2g)",
-	    name, label, d, b->value, d, c->value, *g->unit ? " " : "",
-	    g->unit, c->delta, c->test.p);
+	    "sweep \"%s\": %s: %.*f -> %.*f%s%s (%+.1f%%, worse, p=%.2g)", name,
+	    label, d, b->value, d, c->value, *g->unit ? " " : "", g->unit,
+	    c->delta, c->test.p);
 	free(label);
 	return rc;
 }
 
 /* Tests the new side of g against its base; a warn event if worse. */
 static int
-sweeper_group_test(struct db *db, int64_t sweep, const char *name,
-    int64_t job, const struct sweeper_group *g, struct sweeper_counts *k,
-    char **cause)
+sweeper_group_test(struct db *db, int64_t sweep, const char *name, int64_t job,
+    const struct sweeper_group *g, struct sweeper_counts *k, char **cause)
 {
-	struct compare_table		*t;
-	const struct compare_cell	*c;
-	enum compare_stat		 stat = COMPARE_AMEAN;
-	int				 rc = 0;
+	struct compare_table	  *t;
+	const struct compare_cell *c;
+	enum compare_stat	   stat = COMPARE_AMEAN;
+	int			   rc = 0;
 
 	if (g->key[0] == NULL || g->n[0] == 0 || g->n[1] == 0)
 		return 0;
 	compare_stat_parse(g->statistic, &stat);
-	t = compare_table_new(g->key[SW_BENCHMARK], g->key[SW_METRIC],
-	    g->unit, g->higher ? COMPARE_HIGHER_BETTER : COMPARE_LOWER_BETTER,
-	    stat);
+	t = compare_table_new(g->key[SW_BENCHMARK], g->key[SW_METRIC], g->unit,
+	    g->higher ? COMPARE_HIGHER_BETTER : COMPARE_LOWER_BETTER, stat);
 	compare_table_add_column(t, "base");
 	compare_table_add_column(t, "new");
 	compare_table_add_row(t, g->key[SW_PARAMS]);
@@ -200,16 +206,16 @@ sweeper_group_test(struct db *db, int64_t sweep, const char *name,
 
 /* Walks the rows of a bound sweeper_sql statement, testing each key. */
 static int
-sweeper_walk(struct db *db, sqlite3_stmt *s, int64_t sweep,
-    const char *name, int64_t job, struct sweeper_counts *k, char **cause)
+sweeper_walk(struct db *db, sqlite3_stmt *s, int64_t sweep, const char *name,
+    int64_t job, struct sweeper_counts *k, char **cause)
 {
-	struct sweeper_group	 g = { 0 };
-	int			 rc, ret = -1;
+	struct sweeper_group g = { 0 };
+	int		     rc, ret = -1;
 
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
 		if (!sweeper_group_same(&g, s)) {
 			if (sweeper_group_test(db, sweep, name, job, &g, k,
-			    cause) == -1)
+				cause) == -1)
 				goto out;
 			sweeper_group_clear(&g);
 			sweeper_group_start(&g, s);
@@ -229,12 +235,12 @@ out:
 
 /* Compares job with base; see hilabd/sweeper.h. */
 int
-sweeper_compare(struct db *db, int64_t sweep, const char *name,
-    int64_t base, int64_t job, char **cause)
+sweeper_compare(struct db *db, int64_t sweep, const char *name, int64_t base,
+    int64_t job, char **cause)
 {
-	struct sweeper_counts	 k = { 0, 0 };
-	sqlite3_stmt		*s;
-	int			 rc = -1;
+	struct sweeper_counts k = { 0, 0 };
+	sqlite3_stmt	     *s;
+	int		      rc = -1;
 
 	if (sqlite3_prepare_v2(db_sqlite(db), sweeper_sql, -1, &s, NULL) !=
 	    SQLITE_OK) {
@@ -246,9 +252,11 @@ sweeper_compare(struct db *db, int64_t sweep, const char *name,
 	sqlite3_bind_int64(s, 2, job);
 	if (sweeper_walk(db, s, sweep, name, job, &k, cause) == -1)
 		goto out;
-	if (db_sweep_event_add(db, sweep, job, DB_INFO, cause, "sweep \"%s\": "
-	    "job %lld against job %lld: %d of %d metrics worse", name,
-	    (long long)job, (long long)base, k.worse, k.compared) == -1)
+	if (db_sweep_event_add(db, sweep, job, DB_INFO, cause,
+		"sweep \"%s\": "
+		"job %lld against job %lld: %d of %d metrics worse",
+		name, (long long)job, (long long)base, k.worse,
+		k.compared) == -1)
 		goto out;
 	rc = k.worse;
 out:
@@ -258,12 +266,11 @@ out:
 
 /* The newest done job of the sweep older than job, or 0. */
 static int64_t
-sweeper_base(struct db *db, const struct db_sweep *w, int64_t job,
-    char **cause)
+sweeper_base(struct db *db, const struct db_sweep *w, int64_t job, char **cause)
 {
-	struct db_job	*v;
-	size_t		 n, i;
-	int64_t		 base = 0;
+	struct db_job *v;
+	size_t	       n, i;
+	int64_t	       base = 0;
 
 	if (db_sweep_jobs(db, w->id, &v, &n, cause) == -1)
 		return -1;
@@ -278,25 +285,27 @@ sweeper_base(struct db *db, const struct db_sweep *w, int64_t job,
 static void
 sweeper_check(struct db *db, const struct db_sweep *w)
 {
-	char	*cause = NULL;
-	int64_t	 base;
-	int	 worse = 0;
+	char   *cause = NULL;
+	int64_t base;
+	int	worse = 0;
 
 	if (w->last_job == 0 || w->last_job == w->checked_job ||
 	    w->last_state == DB_QUEUED || w->last_state == DB_RUNNING)
 		return;
 	if (w->last_state == DB_DONE) {
 		if ((base = sweeper_base(db, w, w->last_job, &cause)) == -1 ||
-		    (base != 0 && (worse = sweeper_compare(db, w->id, w->name,
-		    base, w->last_job, &cause)) == -1)) {
+		    (base != 0 &&
+			(worse = sweeper_compare(db, w->id, w->name, base,
+			     w->last_job, &cause)) == -1)) {
 			sweeper_warn(cause);
 			return;
 		}
 		if (base != 0 && worse > 0)
-			log_warn("sweeper", "sweep \"%s\": job %lld: %d "
-			    "metric%s worse than job %lld", w->name,
-			    (long long)w->last_job, worse, worse == 1 ? "" :
-			    "s", (long long)base);
+			log_warn("sweeper",
+			    "sweep \"%s\": job %lld: %d "
+			    "metric%s worse than job %lld",
+			    w->name, (long long)w->last_job, worse,
+			    worse == 1 ? "" : "s", (long long)base);
 	}
 	if (db_sweep_set_checked(db, w->id, w->last_job, &cause) == -1)
 		sweeper_warn(cause);
@@ -307,11 +316,13 @@ static void
 sweeper_pass(struct db *db, const struct db_sweep *w, int64_t next,
     enum db_level level, const char *why)
 {
-	char	*cause = NULL;
+	char *cause = NULL;
 
 	log_info("sweeper", "sweep \"%s\": %s", w->name, why);
-	if (db_sweep_event_add(db, w->id, 0, level, &cause, "sweep \"%s\": "
-	    "%s", w->name, why) == -1 ||
+	if (db_sweep_event_add(db, w->id, 0, level, &cause,
+		"sweep \"%s\": "
+		"%s",
+		w->name, why) == -1 ||
 	    db_sweep_set_next(db, w->id, next, &cause) == -1)
 		sweeper_warn(cause);
 }
@@ -320,10 +331,10 @@ sweeper_pass(struct db *db, const struct db_sweep *w, int64_t next,
 static struct job *
 sweeper_load(struct daemon *d, const struct db_sweep *w, char **cause)
 {
-	const char	*dbp, *sock, *machines, *catalog;
-	struct catalog	*cat;
-	struct job	*job;
-	char		*p;
+	const char     *dbp, *sock, *machines, *catalog;
+	struct catalog *cat;
+	struct job     *job;
+	char	       *p;
 
 	paths_defaults(&dbp, &sock, &machines, &catalog);
 	if ((cat = catalog_load(catalog, cause)) == NULL)
@@ -341,14 +352,13 @@ static void
 sweeper_queue(struct daemon *d, struct db *db, const struct db_sweep *w,
     int64_t now)
 {
-	struct job	*job;
-	char		*why, *json, *cause = NULL;
-	int64_t		 next, id;
+	struct job *job;
+	char	   *why, *json, *cause = NULL;
+	int64_t	    next, id;
 
-	next = db_sweep_next_at(w->interval_ms, w->at_minute, w->next_at,
-	    now);
-	if (w->last_job != 0 && (w->last_state == DB_QUEUED ||
-	    w->last_state == DB_RUNNING)) {
+	next = db_sweep_next_at(w->interval_ms, w->at_minute, w->next_at, now);
+	if (w->last_job != 0 &&
+	    (w->last_state == DB_QUEUED || w->last_state == DB_RUNNING)) {
 		why = xasprintf("skipped: job %lld is still %s",
 		    (long long)w->last_job, db_state_name(w->last_state));
 		sweeper_pass(db, w, next, DB_INFO, why);
@@ -364,10 +374,11 @@ sweeper_queue(struct daemon *d, struct db *db, const struct db_sweep *w,
 	}
 	json = job_to_json(job);
 	if ((id = db_sweep_queue(db, w->id, job->name, w->file, json, next,
-	    &cause)) == -1)
+		 &cause)) == -1)
 		sweeper_warn(cause);
 	else if (db_sweep_event_add(db, w->id, id, DB_INFO, &cause,
-	    "sweep \"%s\": queued job %lld", w->name, (long long)id) == -1)
+		     "sweep \"%s\": queued job %lld", w->name,
+		     (long long)id) == -1)
 		sweeper_warn(cause);
 	else
 		log_info("sweeper", "sweep \"%s\": queued job %lld", w->name,
@@ -380,7 +391,7 @@ sweeper_queue(struct daemon *d, struct db *db, const struct db_sweep *w,
 void
 sweeper_tick(struct daemon *d, struct db *db)
 {
-	struct db_sweep	*v;
+	struct db_sweep *v;
 	char		*cause = NULL;
 	size_t		 n, i;
 	int64_t		 now = db_now_ms();

@@ -12,7 +12,7 @@ struct daemon;
 struct db;
 
 /* Checks newly ended sweep jobs, then queues the due sweeps; each tick. */
-void	sweeper_tick(struct daemon *, struct db *);
+void sweeper_tick(struct daemon *, struct db *);
 
 /*
  * Compares job with base, the sweep's done job before it, per (machine,
@@ -20,7 +20,7 @@ void	sweeper_tick(struct daemon *, struct db *);
  * with p < STATS_ALPHA, then an info event with the counts.  Returns how
  * many got worse, or -1 with *cause.
  */
-int	sweeper_compare(struct db *, int64_t sweep, const char *name,
-	    int64_t base, int64_t job, char **cause);
+int sweeper_compare(struct db *, int64_t sweep, const char *name, int64_t base,
+    int64_t job, char **cause);
 
 #endif

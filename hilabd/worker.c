@@ -13,42 +13,42 @@
 
 #include "common/log.h"
 #include "common/xmalloc.h"
+#include "db/db.h"
 #include "hilabd/daemon.h"
 #include "hilabd/ingest.h"
 #include "hilabd/worker.h"
-#include "db/db.h"
 #include "jobs/job.h"
 #include "jobs/plan.h"
 #include "machines/agent_client.h"
 #include "machines/backend.h"
 #include "machines/inventory.h"
 
-#define WORKER_LEASE_MS		(10 * 60 * 1000)
-#define WORKER_RECONNECTS	3
+#define WORKER_LEASE_MS	  (10 * 60 * 1000)
+#define WORKER_RECONNECTS 3
 
 /* One run in progress: what the result callback needs. */
 struct worker_run {
-	struct worker_ctx	*ctx;
-	const struct db_run	*run;
-	const struct plan_run	*plan;
-	char			*problem;	/* first failed iteration */
-	int64_t			 last_seq;
-	bool			 cancelled;
-	bool			 db_failed;
-	bool			 recovered;	/* host power-cycled: run again */
-	struct worker_exec	 exec;		/* from worker_setup_begin */
+	struct worker_ctx     *ctx;
+	const struct db_run   *run;
+	const struct plan_run *plan;
+	char		      *problem; /* first failed iteration */
+	int64_t		       last_seq;
+	bool		       cancelled;
+	bool		       db_failed;
+	bool		       recovered; /* host power-cycled: run again */
+	struct worker_exec     exec;	  /* from worker_setup_begin */
 };
 
-static void	worker_retry(struct worker_ctx *, const struct db_run *,
-		    const char *);
+static void worker_retry(struct worker_ctx *, const struct db_run *,
+    const char *);
 
 /* Loads the plan of a job, reusing it while the job stays the same. */
 static int
 worker_load_plan(struct worker_ctx *ctx, int64_t job_id, char **cause)
 {
 	struct db_job *dj;
-	struct job *job;
-	int rc;
+	struct job    *job;
+	int	       rc;
 
 	if (ctx->plan_job == job_id)
 		return 0;
@@ -76,7 +76,7 @@ static const struct plan_run *
 worker_plan_run(const struct worker_ctx *ctx, const struct db_run *r)
 {
 	const struct plan_run *p;
-	size_t i;
+	size_t		       i;
 
 	for (i = 0; i < ctx->plan.n; i++) {
 		p = &ctx->plan.runs[i];
@@ -93,10 +93,10 @@ worker_result_cb(const struct agent_result *res, void *arg)
 {
 	struct worker_run *wr = arg;
 	struct worker_ctx *ctx = wr->ctx;
-	char *problem = NULL, *cause = NULL;
+	char		  *problem = NULL, *cause = NULL;
 
 	if (ingest_result(ctx->db, wr->run->id, wr->plan, res, &problem,
-	    &cause) == -1) {
+		&cause) == -1) {
 		worker_event(ctx, wr->run, DB_ERROR, cause);
 		free(cause);
 		wr->db_failed = true;
@@ -137,7 +137,7 @@ static char *
 worker_facts(struct worker_ctx *ctx, const struct db_run *r, char **cause)
 {
 	struct agent_facts facts = { 0 };
-	char *json;
+	char		  *json;
 
 	if (agent_facts(ctx->conn, &facts, cause) == -1)
 		return NULL;
@@ -146,10 +146,11 @@ worker_facts(struct worker_ctx *ctx, const struct db_run *r, char **cause)
 		return NULL;
 	}
 	json = ingest_facts_json(&facts);
-	if (db_machine_set_facts(ctx->db, worker_name(ctx), json, cause) == -1 ||
+	if (db_machine_set_facts(ctx->db, worker_name(ctx), json, cause) ==
+		-1 ||
 	    db_kernel_set_version(ctx->db, r->kernel,
-	    agent_facts_get(&facts, "kernel.release"),
-	    agent_facts_get(&facts, "kernel.version"), cause) == -1) {
+		agent_facts_get(&facts, "kernel.release"),
+		agent_facts_get(&facts, "kernel.version"), cause) == -1) {
 		free(json);
 		json = NULL;
 	}
@@ -175,7 +176,7 @@ worker_reattach(struct worker_ctx *ctx, struct worker_run *wr,
 		if (worker_connect(ctx, cause) == -1)
 			continue;
 		if (agent_fetch(ctx->conn, run_id, (uint64_t)(wr->last_seq + 1),
-		    true, worker_result_cb, wr, &state, cause) == 0)
+			true, worker_result_cb, wr, &state, cause) == 0)
 			return state == PROTO_RUN_DONE_OK ? 0 : -1;
 		if (wr->db_failed || wr->cancelled)
 			return -1;
@@ -198,12 +199,12 @@ worker_execute(struct worker_ctx *ctx, struct worker_run *wr,
 	};
 	int state;
 
-	if (agent_run(ctx->conn, &spec, worker_result_cb, wr, &state,
-	    cause) == 0) {
+	if (agent_run(ctx->conn, &spec, worker_result_cb, wr, &state, cause) ==
+	    0) {
 		if (state == PROTO_RUN_DONE_OK)
 			return 0;
-		*cause = xasprintf("agent run \"%s\" ended in state %d",
-		    run_id, state);
+		*cause = xasprintf("agent run \"%s\" ended in state %d", run_id,
+		    state);
 		return -1;
 	}
 	if (wr->db_failed || wr->cancelled)
@@ -228,29 +229,30 @@ worker_cancel_on_host(struct worker_ctx *ctx, struct worker_run *wr,
     const char *run_id)
 {
 	char *cause = NULL;
-	int state;
+	int   state;
 
 	worker_disconnect(ctx);
 	if (worker_connect(ctx, &cause) == -1 ||
 	    agent_cancel(ctx->conn, run_id, &state, &cause) == -1 ||
 	    agent_fetch(ctx->conn, run_id, (uint64_t)(wr->last_seq + 1), false,
-	    worker_result_cb, wr, &state, &cause) == -1 ||
+		worker_result_cb, wr, &state, &cause) == -1 ||
 	    agent_ack(ctx->conn, run_id, &cause) == -1) {
 		worker_event(ctx, wr->run, DB_WARN, cause);
 		worker_disconnect(ctx);
 	} else
-		worker_event(ctx, wr->run, DB_INFO, "run cancelled on the host");
+		worker_event(ctx, wr->run, DB_INFO,
+		    "run cancelled on the host");
 	free(cause);
 }
 
 /* Ends a run: acknowledged to the agent once stored, then its state. */
 static void
-worker_finish(struct worker_ctx *ctx, struct worker_run *wr,
-    const char *run_id, int rc, char *cause)
+worker_finish(struct worker_ctx *ctx, struct worker_run *wr, const char *run_id,
+    int rc, char *cause)
 {
 	enum db_state state = DB_DONE;
-	const char *error = NULL;
-	char *ignore = NULL;
+	const char   *error = NULL;
+	char	     *ignore = NULL;
 
 	if (wr->cancelled) {
 		state = DB_CANCELLED;
@@ -310,7 +312,7 @@ worker_setup_failed(struct worker_ctx *ctx, const struct db_run *r,
     const char *why)
 {
 	struct db_run *now;
-	char *cause = NULL;
+	char	      *cause = NULL;
 
 	if (!worker_cancel_requested(ctx, r->job)) {
 		worker_fail(ctx, r, why);
@@ -318,8 +320,9 @@ worker_setup_failed(struct worker_ctx *ctx, const struct db_run *r,
 	}
 	worker_event(ctx, r, DB_INFO, why);
 	if ((now = db_run_get(ctx->db, r->id, &cause)) == NULL ||
-	    (now->state == DB_QUEUED && db_run_set_state(ctx->db, r->id,
-	    DB_CANCELLED, NULL, &cause) == -1))
+	    (now->state == DB_QUEUED &&
+		db_run_set_state(ctx->db, r->id, DB_CANCELLED, NULL, &cause) ==
+		    -1))
 		worker_event(ctx, r, DB_ERROR, cause);
 	db_run_free(now);
 	free(cause);
@@ -356,8 +359,8 @@ static void
 worker_run_one(struct worker_ctx *ctx, const struct db_run *r)
 {
 	struct worker_run wr = { .ctx = ctx, .run = r, .last_seq = -1 };
-	char *cause = NULL, *facts = NULL, *run_id = NULL;
-	int rc;
+	char		 *cause = NULL, *facts = NULL, *run_id = NULL;
+	int		  rc;
 
 	worker_progress(ctx, r);
 	if (worker_prepare(ctx, &wr, true, &cause) == -1 ||
@@ -402,8 +405,8 @@ static void
 worker_retry(struct worker_ctx *ctx, const struct db_run *r, const char *why)
 {
 	struct db_run copy = *r;
-	char *cause = NULL, *msg;
-	int64_t id;
+	char	     *cause = NULL, *msg;
+	int64_t	      id;
 
 	copy.state = DB_QUEUED;
 	if ((id = db_run_insert(ctx->db, &copy, &cause)) == -1) {
@@ -425,9 +428,9 @@ static void
 worker_resume_one(struct worker_ctx *ctx, const struct db_interrupted *it)
 {
 	struct worker_run wr = { .ctx = ctx, .last_seq = it->last_seq };
-	struct db_run *r;
-	char *cause = NULL;
-	int rc, state;
+	struct db_run	 *r;
+	char		 *cause = NULL;
+	int		  rc, state;
 
 	if ((r = db_run_get(ctx->db, it->run, &cause)) == NULL)
 		goto out;
@@ -438,7 +441,8 @@ worker_resume_one(struct worker_ctx *ctx, const struct db_interrupted *it)
 	}
 	if (ctx->w->machine->kind == MACHINE_LIBVIRT) {
 		/* Its VM went with the controller that booted it. */
-		worker_retry(ctx, r, "interrupted: its VM was destroyed with "
+		worker_retry(ctx, r,
+		    "interrupted: its VM was destroyed with "
 		    "the controller that booted it");
 		goto out;
 	}
@@ -448,12 +452,14 @@ worker_resume_one(struct worker_ctx *ctx, const struct db_interrupted *it)
 		worker_fail(ctx, r, cause);
 		goto out;
 	}
-	rc = agent_fetch(ctx->conn, it->agent_run_id, (uint64_t)(it->last_seq +
-	    1), true, worker_result_cb, &wr, &state, &cause);
+	rc = agent_fetch(ctx->conn, it->agent_run_id,
+	    (uint64_t)(it->last_seq + 1), true, worker_result_cb, &wr, &state,
+	    &cause);
 	if (rc == 0 && state != PROTO_RUN_DONE_OK) {
 		rc = -1;
 		cause = xasprintf("agent run \"%s\" ended in state %d on the "
-		    "host", it->agent_run_id, state);
+				  "host",
+		    it->agent_run_id, state);
 	}
 	worker_setup_sweep(ctx, r);
 	worker_finish(ctx, &wr, it->agent_run_id, rc, cause);
@@ -469,8 +475,8 @@ static void
 worker_resume(struct worker_ctx *ctx)
 {
 	struct db_interrupted *v;
-	size_t n, i;
-	char *cause = NULL;
+	size_t		       n, i;
+	char		      *cause = NULL;
 
 	if (db_run_list_interrupted(ctx->db, &v, &n, &cause) == -1) {
 		log_warn(worker_name(ctx), "%s", cause);
@@ -501,8 +507,8 @@ worker_drain(struct worker_ctx *ctx)
 {
 	struct db_job *jobs;
 	struct db_run *r;
-	char *cause = NULL;
-	size_t n, i;
+	char	      *cause = NULL;
+	size_t	       n, i;
 
 	if (db_job_list(ctx->db, &jobs, &n, &cause) == -1) {
 		log_warn(worker_name(ctx), "%s", cause);
@@ -512,8 +518,9 @@ worker_drain(struct worker_ctx *ctx)
 	for (i = 0; i < n && !worker_stopping(ctx->w); i++) {
 		if (jobs[i].state != DB_RUNNING)
 			continue;
-		while (!worker_stopping(ctx->w) && (r = db_run_next(ctx->db,
-		    jobs[i].id, worker_name(ctx), &cause)) != NULL) {
+		while (!worker_stopping(ctx->w) &&
+		    (r = db_run_next(ctx->db, jobs[i].id, worker_name(ctx),
+			 &cause)) != NULL) {
 			worker_run_one(ctx, r);
 			db_run_free(r);
 			daemon_nudge(ctx->w->daemon);
@@ -535,7 +542,7 @@ worker_wait(struct worker *w, uint64_t seen)
 	pthread_mutex_lock(&w->daemon->lock);
 	while (w->daemon->generation == seen && !w->daemon->stopping) {
 		if (pthread_cond_timedwait(&w->daemon->nudge, &w->daemon->lock,
-		    &ts) != 0)
+			&ts) != 0)
 			break;
 	}
 	pthread_mutex_unlock(&w->daemon->lock);
@@ -546,7 +553,7 @@ static void
 worker_cycle(struct worker_ctx *ctx)
 {
 	char *cause = NULL;
-	int leased;
+	int   leased;
 
 	leased = db_machine_lease(ctx->db, worker_name(ctx), ctx->w->owner,
 	    WORKER_LEASE_MS, &cause);
@@ -558,7 +565,7 @@ worker_cycle(struct worker_ctx *ctx)
 	}
 	worker_drain(ctx);
 	if (db_machine_release(ctx->db, worker_name(ctx), ctx->w->owner,
-	    &cause) == -1) {
+		&cause) == -1) {
 		log_warn(worker_name(ctx), "%s", cause);
 		free(cause);
 	}
@@ -569,8 +576,8 @@ static void *
 worker_main(void *arg)
 {
 	struct worker_ctx ctx = { .w = arg };
-	char *cause = NULL;
-	uint64_t seen;
+	char		 *cause = NULL;
+	uint64_t	  seen;
 
 	if ((ctx.db = db_open(ctx.w->daemon->db_path, &cause)) == NULL ||
 	    (ctx.backend = backend_new(ctx.w->machine, &cause)) == NULL) {
@@ -601,8 +608,8 @@ int
 worker_start_all(struct daemon *d, char **cause)
 {
 	struct worker *w;
-	size_t i;
-	int rc;
+	size_t	       i;
+	int	       rc;
 
 	d->nworkers = d->inventory->n;
 	d->workers = xcalloc(d->nworkers ? d->nworkers : 1, sizeof *w);
@@ -611,8 +618,8 @@ worker_start_all(struct daemon *d, char **cause)
 		w->daemon = d;
 		w->machine = d->inventory->machines[i];
 		w->owner = xasprintf("hilabd:%ld", (long)getpid());
-		if ((rc = pthread_create(&w->thread, NULL, worker_main,
-		    w)) != 0) {
+		if ((rc = pthread_create(&w->thread, NULL, worker_main, w)) !=
+		    0) {
 			*cause = xasprintf("machine \"%s\": worker thread: %s",
 			    w->machine->name, strerror(rc));
 			d->nworkers = i;

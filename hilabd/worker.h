@@ -18,8 +18,8 @@ struct db_run;
 
 /* What the setup step changes in how a run is executed. */
 struct worker_exec {
-	char	**argv;		/* argv[0] resolved on the host; NULL: plan's */
-	char	 *cwd;		/* the benchmark's source tree, or NULL */
+	char **argv; /* argv[0] resolved on the host; NULL: plan's */
+	char  *cwd;  /* the benchmark's source tree, or NULL */
 };
 
 /*
@@ -30,20 +30,19 @@ struct worker_exec {
  * power cycle and how long it waited) and the machine's health bad when
  * that failed; -1 with *cause kept when the machine has no power control.
  */
-int	recover_host(struct worker_ctx *, const struct db_run *r,
-	    char **cause);
+int recover_host(struct worker_ctx *, const struct db_run *r, char **cause);
 
 /*
  * Makes sure the machine runs the run's kernel, booting it (once per job,
  * kernel and round) when it does not.  A failed boot stores the console
  * excerpt with the run.  Returns 0, or -1 with *cause.
  */
-int	worker_boot(struct worker_ctx *, const struct db_run *, char **cause);
+int worker_boot(struct worker_ctx *, const struct db_run *, char **cause);
 /* Checks facts against the booted kernel's expectations. */
-int	worker_boot_verify(struct worker_ctx *, const struct agent_facts *,
-	    char **cause);
+int worker_boot_verify(struct worker_ctx *, const struct agent_facts *,
+    char **cause);
 /* Powers a VM off once its work is done; forgets what was booted. */
-void	worker_boot_end(struct worker_ctx *);
+void worker_boot_end(struct worker_ctx *);
 
 /*
  * Gets the run's benchmark ready on the host (worker_setup.c): installs its
@@ -53,14 +52,14 @@ void	worker_boot_end(struct worker_ctx *);
  * the host and the benchmark; nothing is left running then.  An install
  * stops, on the host too, when the job's cancel is asked for (-1 then).
  */
-int	worker_setup_begin(struct worker_ctx *, const struct db_run *,
-	    const struct plan_run *, struct worker_exec *ex, char **cause);
+int worker_setup_begin(struct worker_ctx *, const struct db_run *,
+    const struct plan_run *, struct worker_exec *ex, char **cause);
 /* Stops the server worker_setup_begin started; failures become events. */
-void	worker_setup_end(struct worker_ctx *, const struct db_run *);
+void worker_setup_end(struct worker_ctx *, const struct db_run *);
 /* Stops any server a stopped controller left running on the host. */
-void	worker_setup_sweep(struct worker_ctx *, const struct db_run *);
-void	worker_exec_clear(struct worker_exec *);
+void worker_setup_sweep(struct worker_ctx *, const struct db_run *);
+void worker_exec_clear(struct worker_exec *);
 /* Closes the setup's ssh session and frees its state. */
-void	worker_setup_free(struct worker_ctx *);
+void worker_setup_free(struct worker_ctx *);
 
 #endif

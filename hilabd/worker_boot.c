@@ -9,8 +9,8 @@
 
 #include "common/log.h"
 #include "common/xmalloc.h"
-#include "hilabd/worker.h"
 #include "db/db.h"
+#include "hilabd/worker.h"
 #include "machines/agent_client.h"
 #include "machines/backend.h"
 #include "machines/verify.h"
@@ -41,15 +41,14 @@ worker_spec_str(json_t *spec, const char *key)
  * ("#<build id> SMP ..."), which also proves an image without a header.
  */
 static void
-worker_expect(struct worker_booted *b, const char *image,
-    const char *build_id)
+worker_expect(struct worker_booted *b, const char *image, const char *build_id)
 {
 	char *cause = NULL, *word;
 
 	if (image == NULL)
 		return;
-	if (verify_image_version(image, &b->release, &b->version,
-	    &cause) == -1) {
+	if (verify_image_version(image, &b->release, &b->version, &cause) ==
+	    -1) {
 		log_debug("boot", "%s: release not checked", cause);
 		free(cause);
 	}
@@ -65,31 +64,29 @@ worker_expect(struct worker_booted *b, const char *image,
 
 /* The run a boot is made for, to log its boots made again. */
 struct worker_boot_arg {
-	struct worker_ctx	*ctx;
-	const struct db_run	*run;
-	const char		*kernel;
+	struct worker_ctx   *ctx;
+	const struct db_run *run;
+	const char	    *kernel;
 };
 
 /* Logs a boot made again, and why, as an event of the run. */
 static void
-worker_boot_retry(void *arg, int boot, enum backend_failure f,
-    const char *why)
+worker_boot_retry(void *arg, int boot, enum backend_failure f, const char *why)
 {
 	struct worker_boot_arg *a = arg;
-	char *msg;
+	char		       *msg;
 
 	msg = xasprintf("boot %d of kernel \"%s\" failed (%s%s): %s; "
-	    "booting again on a fresh domain", boot, a->kernel,
-	    backend_failure_name(f), f == BACKEND_FAIL_EMULATOR ?
-	    ", not the kernel's" : "", why);
+			"booting again on a fresh domain",
+	    boot, a->kernel, backend_failure_name(f),
+	    f == BACKEND_FAIL_EMULATOR ? ", not the kernel's" : "", why);
 	worker_event(a->ctx, a->run, DB_WARN, msg);
 	free(msg);
 }
 
 /* Records the boots a run's kernel took; a failure is only logged. */
 static void
-worker_boot_count(struct worker_ctx *ctx, const struct db_run *r,
-    int boots)
+worker_boot_count(struct worker_ctx *ctx, const struct db_run *r, int boots)
 {
 	char *cause = NULL;
 
@@ -104,18 +101,18 @@ static int
 worker_boot_image(struct worker_ctx *ctx, const struct db_run *r,
     const struct db_kernel *k, json_t *spec, char **cause)
 {
-	struct backend_kernel bk = { .name = k->name, .cmdline = k->cmdline };
+	struct backend_kernel  bk = { .name = k->name, .cmdline = k->cmdline };
 	struct worker_boot_arg arg = { ctx, r, k->name };
-	char *image = worker_spec_str(spec, "image");
-	char *initrd = worker_spec_str(spec, "initrd");
-	char *console, *ignore = NULL;
-	int rc, boots = 0;
+	char		      *image = worker_spec_str(spec, "image");
+	char		      *initrd = worker_spec_str(spec, "initrd");
+	char		      *console, *ignore = NULL;
+	int		       rc, boots = 0;
 
 	bk.image = image;
 	bk.initrd = initrd;
 	worker_disconnect(ctx);
-	log_info(worker_name(ctx), "booting kernel \"%s\" (round %d)",
-	    k->name, r->round);
+	log_info(worker_name(ctx), "booting kernel \"%s\" (round %d)", k->name,
+	    r->round);
 	rc = backend_boot_tries(ctx->backend, &bk, worker_boot_retry, &arg,
 	    &boots, cause);
 	worker_boot_count(ctx, r, boots);
@@ -125,8 +122,8 @@ worker_boot_image(struct worker_ctx *ctx, const struct db_run *r,
 		free(console);
 	}
 	if (rc == 0)
-		worker_expect(&ctx->booted, image, json_string_value(
-		    json_object_get(spec, "build_id")));
+		worker_expect(&ctx->booted, image,
+		    json_string_value(json_object_get(spec, "build_id")));
 	free(image);
 	free(initrd);
 	return rc;
@@ -136,9 +133,9 @@ int
 worker_boot(struct worker_ctx *ctx, const struct db_run *r, char **cause)
 {
 	struct worker_booted *b = &ctx->booted;
-	struct db_kernel *k;
-	json_t *spec;
-	int rc = 0;
+	struct db_kernel     *k;
+	json_t		     *spec;
+	int		      rc = 0;
 
 	if (b->valid && b->job == r->job && b->kernel == r->kernel &&
 	    b->round == r->round)
@@ -169,8 +166,8 @@ worker_boot_verify(struct worker_ctx *ctx, const struct agent_facts *facts,
     char **cause)
 {
 	const struct worker_booted *b = &ctx->booted;
-	struct verify_expect e = { b->name, b->release, b->version,
-	    b->cmdline };
+	struct verify_expect	    e = { b->name, b->release, b->version,
+		       b->cmdline };
 
 	return verify_facts(facts, &e, cause);
 }

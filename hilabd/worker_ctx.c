@@ -29,7 +29,7 @@ worker_event(struct worker_ctx *ctx, const struct db_run *r,
 	else
 		log_info(worker_name(ctx), "%s", msg);
 	if (db_event_add(ctx->db, r ? r->job : 0, r ? r->id : 0,
-	    worker_name(ctx), level, &cause, "%s", msg) == -1) {
+		worker_name(ctx), level, &cause, "%s", msg) == -1) {
 		log_warn(worker_name(ctx), "%s", cause);
 		free(cause);
 	}
@@ -41,8 +41,8 @@ worker_health(struct worker_ctx *ctx, enum db_health health)
 {
 	char *cause = NULL;
 
-	if (db_machine_set_health(ctx->db, worker_name(ctx), health,
-	    &cause) == -1) {
+	if (db_machine_set_health(ctx->db, worker_name(ctx), health, &cause) ==
+	    -1) {
 		log_warn(worker_name(ctx), "%s", cause);
 		free(cause);
 	}
@@ -54,8 +54,8 @@ worker_connect(struct worker_ctx *ctx, char **cause)
 {
 	if (ctx->conn != NULL)
 		return 0;
-	ctx->conn = agent_connect(ctx->w->machine, ctx->w->daemon->agent_dir,
-	    cause);
+	ctx->conn =
+	    agent_connect(ctx->w->machine, ctx->w->daemon->agent_dir, cause);
 	if (ctx->conn == NULL)
 		return -1;
 	log_info(worker_name(ctx), "agent ready (%s%s)", agent_arch(ctx->conn),
@@ -75,8 +75,8 @@ bool
 worker_cancel_requested(struct worker_ctx *ctx, int64_t job_id)
 {
 	struct db_job *dj;
-	char *cause = NULL;
-	bool yes;
+	char	      *cause = NULL;
+	bool	       yes;
 
 	if ((dj = db_job_get(ctx->db, job_id, &cause)) == NULL) {
 		free(cause);

@@ -20,40 +20,40 @@ struct worker_setup;
 
 /* The kernel the machine was last booted into, and what it must show. */
 struct worker_booted {
-	bool		 valid;
-	int64_t		 job;
-	int64_t		 kernel;
-	int		 round;
-	char		*name;
-	char		*release;	/* from the image, or NULL */
-	char		*version;	/* from the image, or NULL */
-	char		*cmdline;	/* asked for, or NULL */
+	bool	valid;
+	int64_t job;
+	int64_t kernel;
+	int	round;
+	char   *name;
+	char   *release; /* from the image, or NULL */
+	char   *version; /* from the image, or NULL */
+	char   *cmdline; /* asked for, or NULL */
 };
 
 /* What a worker keeps between runs. */
 struct worker_ctx {
-	struct worker		*w;
-	struct db		*db;
-	struct agent_conn	*conn;
-	struct backend		*backend;
-	struct worker_booted	 booted;
-	int64_t			 plan_job;	/* job the plan belongs to */
-	struct job		*job;		/* that job, as stored */
-	int64_t			 cycled_job;	/* power cycles done for */
-	int			 cycles;	/* that job (recover.c) */
-	struct plan		 plan;
-	struct worker_setup	*setup;		/* worker_setup.c's, or NULL */
+	struct worker	    *w;
+	struct db	    *db;
+	struct agent_conn   *conn;
+	struct backend	    *backend;
+	struct worker_booted booted;
+	int64_t		     plan_job;	 /* job the plan belongs to */
+	struct job	    *job;	 /* that job, as stored */
+	int64_t		     cycled_job; /* power cycles done for */
+	int		     cycles;	 /* that job (recover.c) */
+	struct plan	     plan;
+	struct worker_setup *setup; /* worker_setup.c's, or NULL */
 };
 
 const char *worker_name(const struct worker_ctx *);
-int	worker_connect(struct worker_ctx *, char **cause);
-void	worker_disconnect(struct worker_ctx *);
+int	    worker_connect(struct worker_ctx *, char **cause);
+void	    worker_disconnect(struct worker_ctx *);
 /* True if someone asked to cancel the job (false if it cannot be read). */
-bool	worker_cancel_requested(struct worker_ctx *, int64_t job_id);
+bool worker_cancel_requested(struct worker_ctx *, int64_t job_id);
 /* Logs a message and adds it to the run's events (r may be NULL). */
-void	worker_event(struct worker_ctx *, const struct db_run *r,
-	    enum db_level, const char *msg);
+void worker_event(struct worker_ctx *, const struct db_run *r, enum db_level,
+    const char *msg);
 /* Records the machine's health; a failure to record it is only logged. */
-void	worker_health(struct worker_ctx *, enum db_health);
+void worker_health(struct worker_ctx *, enum db_health);
 
 #endif

@@ -12,10 +12,10 @@
 
 #include "common/log.h"
 #include "common/xmalloc.h"
+#include "db/db.h"
 #include "hilabd/daemon.h"
 #include "hilabd/setup/setup.h"
 #include "hilabd/worker.h"
-#include "db/db.h"
 #include "jobs/job.h"
 #include "jobs/plan.h"
 #include "machines/machine.h"
@@ -24,7 +24,7 @@
 void
 worker_setup_free(struct worker_ctx *ctx)
 {
-	struct worker_setup	*st = ctx->setup;
+	struct worker_setup *st = ctx->setup;
 
 	if (st == NULL)
 		return;
@@ -50,7 +50,7 @@ static const struct job_benchmark *
 setup_benchmark(struct worker_ctx *ctx, const struct db_run *r,
     const struct plan_run *p, char **cause)
 {
-	struct worker_setup	*st = setup_get(ctx);
+	struct worker_setup *st = setup_get(ctx);
 
 	if (st->job_id != r->job) {
 		install_tools_clear(st);
@@ -59,7 +59,8 @@ setup_benchmark(struct worker_ctx *ctx, const struct db_run *r,
 	if (ctx->job == NULL || ctx->plan_job != r->job ||
 	    p->benchmark_index >= ctx->job->nbenchmarks) {
 		*cause = xasprintf("run %lld: benchmark %zu not in the planned "
-		    "job", (long long)r->id, p->benchmark_index);
+				   "job",
+		    (long long)r->id, p->benchmark_index);
 		return NULL;
 	}
 	return &ctx->job->benchmarks[p->benchmark_index];
@@ -74,7 +75,7 @@ setup_needed(const struct job_benchmark *b)
 	if (b->server.argv != NULL)
 		return true;
 	if (strcmp(b->argv[0], "hilab-agent") == 0)
-		return false;	/* the agent runs its own probes */
+		return false; /* the agent runs its own probes */
 	return b->install.package != NULL || b->install.source != NULL;
 }
 
@@ -84,8 +85,8 @@ setup_fill_exec(struct worker_ctx *ctx, const struct job_benchmark *b,
     const struct plan_run *p, const struct setup_tool *t,
     struct worker_exec *ex)
 {
-	char	*prefix = setup_prefix(ctx, b);
-	size_t	 n, i;
+	char  *prefix = setup_prefix(ctx, b);
+	size_t n, i;
 
 	for (n = 0; p->argv[n] != NULL; n++)
 		;
@@ -101,9 +102,9 @@ int
 worker_setup_begin(struct worker_ctx *ctx, const struct db_run *r,
     const struct plan_run *p, struct worker_exec *ex, char **cause)
 {
-	const struct job_benchmark	*b;
-	const struct setup_tool		*t;
-	int				 rc = -1;
+	const struct job_benchmark *b;
+	const struct setup_tool	   *t;
+	int			    rc = -1;
 
 	memset(ex, 0, sizeof *ex);
 	if ((b = setup_benchmark(ctx, r, p, cause)) == NULL)
@@ -116,8 +117,8 @@ worker_setup_begin(struct worker_ctx *ctx, const struct db_run *r,
 	if (b->server.argv == NULL)
 		rc = 0;
 	else
-		rc = server_start(ctx, r, b, p, t->server, ex->cwd ? ex->cwd :
-		    setup_agent_dir(ctx), cause);
+		rc = server_start(ctx, r, b, p, t->server,
+		    ex->cwd ? ex->cwd : setup_agent_dir(ctx), cause);
 out:
 	if (rc == -1) {
 		worker_setup_end(ctx, r);
@@ -129,7 +130,7 @@ out:
 void
 worker_setup_end(struct worker_ctx *ctx, const struct db_run *r)
 {
-	struct worker_setup	*st = ctx->setup;
+	struct worker_setup *st = ctx->setup;
 
 	if (st == NULL || !st->server_up)
 		return;

@@ -17,19 +17,18 @@
 #include "jobs/job_yaml.h"
 #include "machines/machine.h"
 
-#define JOB_MAX_DURATION_MS	(7L * 24 * 3600 * 1000)
+#define JOB_MAX_DURATION_MS (7L * 24 * 3600 * 1000)
 
 static const char *job_top_keys[] = { "name", "description", "machines",
 	"kernels", "benchmarks", "rounds", "order", "seed", "cmdline", NULL };
-static const char *job_order_names[] = { "alternate", "fixed", "random",
-	NULL };
+static const char *job_order_names[] = { "alternate", "fixed", "random", NULL };
 
 /* Records one error at a node's position. */
 void
 job_err(struct job_ctx *ctx, const yaml_node_t *node, const char *fmt, ...)
 {
-	struct job_error	*e;
-	va_list			 ap;
+	struct job_error *e;
+	va_list		  ap;
 
 	ctx->errs = xreallocarray(ctx->errs, ctx->nerrs + 1, sizeof *ctx->errs);
 	e = &ctx->errs[ctx->nerrs];
@@ -45,7 +44,7 @@ job_err(struct job_ctx *ctx, const yaml_node_t *node, const char *fmt, ...)
 static int
 job_err_cmp(const void *a, const void *b)
 {
-	const struct job_error	*x = a, *y = b;
+	const struct job_error *x = a, *y = b;
 
 	if (x->line != y->line)
 		return x->line < y->line ? -1 : 1;
@@ -58,8 +57,8 @@ job_err_cmp(const void *a, const void *b)
 static char *
 job_err_join(struct job_ctx *ctx)
 {
-	char	*out = xstrdup(""), *next;
-	size_t	 i;
+	char  *out = xstrdup(""), *next;
+	size_t i;
 
 	qsort(ctx->errs, ctx->nerrs, sizeof *ctx->errs, job_err_cmp);
 	for (i = 0; i < ctx->nerrs; i++) {
@@ -76,7 +75,7 @@ job_err_join(struct job_ctx *ctx)
 static void
 job_err_free(struct job_ctx *ctx)
 {
-	size_t	i;
+	size_t i;
 
 	for (i = 0; i < ctx->nerrs; i++)
 		free(ctx->errs[i].msg);
@@ -87,7 +86,7 @@ job_err_free(struct job_ctx *ctx)
 int
 job_lookup(const char **list, const char *s)
 {
-	int	i;
+	int i;
 
 	for (i = 0; list[i] != NULL; i++)
 		if (strcmp(list[i], s) == 0)
@@ -99,8 +98,8 @@ job_lookup(const char **list, const char *s)
 char *
 job_join(const char **list)
 {
-	char	*out = xstrdup(""), *next;
-	size_t	 i;
+	char  *out = xstrdup(""), *next;
+	size_t i;
 
 	for (i = 0; list[i] != NULL; i++) {
 		next = xasprintf("%s%s%s", out, i ? ", " : "", list[i]);
@@ -145,22 +144,26 @@ int
 job_map_check(struct job_ctx *ctx, yaml_node_t *n, const char *what,
     const char **keys)
 {
-	yaml_node_pair_t	*p, *q;
-	const char		*k;
+	yaml_node_pair_t *p, *q;
+	const char	 *k;
 
 	if (n->type != YAML_MAPPING_NODE) {
 		job_err(ctx, n, "%s must be a mapping", what);
 		return -1;
 	}
 	for (p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top;
-	    p++) {
+	     p++) {
 		k = job_text(job_node(ctx, p->key));
 		if (k == NULL)
-			job_err(ctx, job_node(ctx, p->key), "%s: keys must "
-			    "be strings", what);
+			job_err(ctx, job_node(ctx, p->key),
+			    "%s: keys must "
+			    "be strings",
+			    what);
 		else if (keys != NULL && job_lookup(keys, k) == -1)
-			job_err(ctx, job_node(ctx, p->key), "unknown key "
-			    "\"%s\" in %s", k, what);
+			job_err(ctx, job_node(ctx, p->key),
+			    "unknown key "
+			    "\"%s\" in %s",
+			    k, what);
 		for (q = n->data.mapping.pairs.start; k != NULL && q < p; q++)
 			if (job_text(job_node(ctx, q->key)) != NULL &&
 			    strcmp(job_text(job_node(ctx, q->key)), k) == 0) {
@@ -177,11 +180,11 @@ yaml_node_t *
 job_map_get(struct job_ctx *ctx, yaml_node_t *n, const char *key,
     yaml_node_t **keynode)
 {
-	yaml_node_pair_t	*p;
-	const char		*k;
+	yaml_node_pair_t *p;
+	const char	 *k;
 
 	for (p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top;
-	    p++) {
+	     p++) {
 		k = job_text(job_node(ctx, p->key));
 		if (k != NULL && strcmp(k, key) == 0) {
 			if (keynode != NULL)
@@ -197,8 +200,8 @@ char *
 job_get_string(struct job_ctx *ctx, yaml_node_t *map, const char *key,
     bool required, const char *what)
 {
-	yaml_node_t	*k, *v;
-	const char	*s;
+	yaml_node_t *k, *v;
+	const char  *s;
 
 	v = job_map_get(ctx, map, key, &k);
 	if (v == NULL) {
@@ -218,8 +221,8 @@ job_get_string(struct job_ctx *ctx, yaml_node_t *map, const char *key,
 int
 job_read_int(const char *s, long min, long max, long *out)
 {
-	char	*end;
-	long	 v;
+	char *end;
+	long  v;
 
 	if (s == NULL || *s == '\0' || *s == ' ')
 		return -1;
@@ -236,14 +239,16 @@ void
 job_get_int(struct job_ctx *ctx, yaml_node_t *map, const char *key, long min,
     long max, long *out)
 {
-	yaml_node_t	*k, *v;
+	yaml_node_t *k, *v;
 
 	v = job_map_get(ctx, map, key, &k);
 	if (v == NULL)
 		return;
 	if (job_read_int(job_text(v), min, max, out) == -1)
-		job_err(ctx, k, "\"%s\" must be an integer from %ld to "
-		    "%ld%s%s%s", key, min, max, job_text(v) ? ", not \"" : "",
+		job_err(ctx, k,
+		    "\"%s\" must be an integer from %ld to "
+		    "%ld%s%s%s",
+		    key, min, max, job_text(v) ? ", not \"" : "",
 		    job_text(v) ? job_text(v) : "", job_text(v) ? "\"" : "");
 }
 
@@ -252,13 +257,13 @@ long
 job_read_duration(const char *s)
 {
 	static const struct {
-		const char	*suffix;
-		long		 ms;
+		const char *suffix;
+		long	    ms;
 	} units[] = { { "ms", 1 }, { "s", 1000 }, { "m", 60000 },
-	    { "h", 3600000 }, { "", 1000 } };
-	char	*end;
-	long	 v;
-	size_t	 i;
+		{ "h", 3600000 }, { "", 1000 } };
+	char  *end;
+	long   v;
+	size_t i;
 
 	if (s == NULL || *s < '0' || *s > '9')
 		return -1;
@@ -304,7 +309,7 @@ job_kernel_kind_name(enum job_kernel_kind k)
 char *
 job_kernel_cmdline(const struct job *job, const struct job_kernel *k)
 {
-	const char	*a = k->cmdline, *b = job->cmdline;
+	const char *a = k->cmdline, *b = job->cmdline;
 
 	if (a != NULL && b != NULL)
 		return xasprintf("%s %s", a, b);
@@ -315,7 +320,7 @@ job_kernel_cmdline(const struct job *job, const struct job_kernel *k)
 struct job_kernel *
 job_find_kernel(const struct job *job, const char *name)
 {
-	size_t	i;
+	size_t i;
 
 	for (i = 0; i < job->nkernels; i++)
 		if (strcmp(job->kernels[i].name, name) == 0)
@@ -327,7 +332,7 @@ job_find_kernel(const struct job *job, const char *name)
 static void
 job_benchmark_clear(struct job_benchmark *b)
 {
-	size_t	i, j;
+	size_t i, j;
 
 	free(b->name);
 	for (i = 0; i < b->nparams; i++) {
@@ -353,7 +358,7 @@ job_benchmark_clear(struct job_benchmark *b)
 	free(b->install.package);
 	free(b->install.source);
 	for (i = 0; b->install.build != NULL && b->install.build[i] != NULL;
-	    i++)
+	     i++)
 		free(b->install.build[i]);
 	free(b->install.build);
 	for (i = 0; b->server.argv != NULL && b->server.argv[i] != NULL; i++)
@@ -365,7 +370,7 @@ job_benchmark_clear(struct job_benchmark *b)
 void
 job_free(struct job *job)
 {
-	size_t	i;
+	size_t i;
 
 	if (job == NULL)
 		return;
@@ -389,7 +394,7 @@ yaml_node_t *
 job_get_seq(struct job_ctx *ctx, yaml_node_t *map, const char *key,
     bool required, yaml_node_t **keynode)
 {
-	yaml_node_t	*v;
+	yaml_node_t *v;
 
 	v = job_map_get(ctx, map, key, keynode);
 	if (v == NULL) {
@@ -408,7 +413,7 @@ job_get_seq(struct job_ctx *ctx, yaml_node_t *map, const char *key,
 static bool
 job_inventory_has(const struct inventory *inv, const char *name)
 {
-	size_t	i;
+	size_t i;
 
 	for (i = 0; i < inv->n; i++)
 		if (strcmp(inv->machines[i]->name, name) == 0)
@@ -420,9 +425,9 @@ job_inventory_has(const struct inventory *inv, const char *name)
 static void
 job_read_machines(struct job_ctx *ctx, yaml_node_t *root, struct job *job)
 {
-	yaml_node_t	*k, *seq, *item;
-	const char	*s;
-	size_t		 i, j;
+	yaml_node_t *k, *seq, *item;
+	const char  *s;
+	size_t	     i, j;
 
 	if ((seq = job_get_seq(ctx, root, "machines", true, &k)) == NULL)
 		return;
@@ -450,14 +455,15 @@ job_read_machines(struct job_ctx *ctx, yaml_node_t *root, struct job *job)
 static void
 job_read_order(struct job_ctx *ctx, yaml_node_t *root, struct job *job)
 {
-	yaml_node_t	*k, *v, *sk;
-	long		 seed = -1;
-	int		 o;
+	yaml_node_t *k, *v, *sk;
+	long	     seed = -1;
+	int	     o;
 
 	if ((v = job_map_get(ctx, root, "order", &k)) != NULL) {
 		o = job_text(v) ? job_lookup(job_order_names, job_text(v)) : -1;
 		if (o == -1)
-			job_err(ctx, k, "\"order\" must be alternate, fixed "
+			job_err(ctx, k,
+			    "\"order\" must be alternate, fixed "
 			    "or random");
 		else
 			job->order = (enum job_order)o;
@@ -477,13 +483,13 @@ job_read_order(struct job_ctx *ctx, yaml_node_t *root, struct job *job)
 static void
 job_read_root(struct job_ctx *ctx, yaml_node_t *root, struct job *job)
 {
-	long	rounds = 1;
+	long rounds = 1;
 
 	if (job_map_check(ctx, root, "job", job_top_keys) == -1)
 		return;
 	job->name = job_get_string(ctx, root, "name", true, "job");
-	job->description = job_get_string(ctx, root, "description", false,
-	    "job");
+	job->description =
+	    job_get_string(ctx, root, "description", false, "job");
 	job_read_machines(ctx, root, job);
 	job_read_kernels(ctx, root, job);
 	job_read_benchmarks(ctx, root, job);
@@ -497,18 +503,17 @@ job_read_root(struct job_ctx *ctx, yaml_node_t *root, struct job *job)
 static int
 job_load_doc(struct job_ctx *ctx, const char *text, size_t len)
 {
-	yaml_parser_t	parser;
-	yaml_node_t	mark;
-	int		rc = -1;
+	yaml_parser_t parser;
+	yaml_node_t   mark;
+	int	      rc = -1;
 
 	yaml_parser_initialize(&parser);
-	yaml_parser_set_input_string(&parser, (const unsigned char *)text,
-	    len);
+	yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
 	if (!yaml_parser_load(&parser, &ctx->doc)) {
 		memset(&mark, 0, sizeof mark);
 		mark.start_mark = parser.problem_mark;
-		job_err(ctx, &mark, "%s", parser.problem ? parser.problem :
-		    "invalid YAML");
+		job_err(ctx, &mark, "%s",
+		    parser.problem ? parser.problem : "invalid YAML");
 		goto out;
 	}
 	if (yaml_document_get_root_node(&ctx->doc) == NULL) {
@@ -528,9 +533,10 @@ job_load_string(const char *name, const char *text, size_t len,
     const struct catalog *catalog, const struct inventory *inventory,
     char **cause)
 {
-	struct job_ctx	 ctx = { .file = name, .catalog = catalog,
-	    .inventory = inventory };
-	struct job	*job = NULL;
+	struct job_ctx ctx = { .file = name,
+		.catalog = catalog,
+		.inventory = inventory };
+	struct job    *job = NULL;
 
 	if (job_load_doc(&ctx, text, len) == -1)
 		goto out;
@@ -552,9 +558,9 @@ out:
 static char *
 job_read_file(const char *path, size_t *len, char **cause)
 {
-	FILE	*f;
-	char	*buf = NULL;
-	size_t	 size = 0;
+	FILE  *f;
+	char  *buf = NULL;
+	size_t size = 0;
 
 	if ((f = fopen(path, "r")) == NULL) {
 		*cause = xasprintf("%s: %s", path, strerror(errno));
@@ -582,9 +588,9 @@ struct job *
 job_load(const char *path, const struct catalog *catalog,
     const struct inventory *inventory, char **cause)
 {
-	struct job	*job;
-	char		*text;
-	size_t		 len;
+	struct job *job;
+	char	   *text;
+	size_t	    len;
 
 	if ((text = job_read_file(path, &len, cause)) == NULL)
 		return NULL;

@@ -22,66 +22,66 @@ struct inventory;
 #define JOB_DEFAULT_WARMUPS	0
 #define JOB_DEFAULT_TIMEOUT_MS	600000L
 /* Name of the kernel the machine runs now. */
-#define JOB_KERNEL_RUNNING_NAME	"running"
+#define JOB_KERNEL_RUNNING_NAME "running"
 
 /* Order of the kernels within one round (see plan.h). */
 enum job_order {
-	JOB_ORDER_ALTERNATE = 0,	/* A B C, then C B A, then A B C... */
-	JOB_ORDER_FIXED,		/* A B C in every round */
-	JOB_ORDER_RANDOM,		/* shuffled per round from job->seed */
+	JOB_ORDER_ALTERNATE = 0, /* A B C, then C B A, then A B C... */
+	JOB_ORDER_FIXED,	 /* A B C in every round */
+	JOB_ORDER_RANDOM,	 /* shuffled per round from job->seed */
 };
 
 enum job_kernel_kind {
-	JOB_KERNEL_RUNNING = 0,	/* the kernel the machine runs now */
+	JOB_KERNEL_RUNNING = 0, /* the kernel the machine runs now */
 	JOB_KERNEL_IMAGE,	/* a prebuilt image (and initrd) */
 	JOB_KERNEL_BUILD,	/* built from git: base + series + config */
 };
 
 /* A kernel to measure; the strings a kind does not use are NULL. */
 struct job_kernel {
-	char		*name;		/* in tables: "patch 1" */
+	char		    *name; /* in tables: "patch 1" */
 	enum job_kernel_kind kind;
-	char		*image;		/* image: the kernel file */
-	char		*initrd;	/* image: optional */
-	char		*cmdline;	/* optional, any kind */
-	char		*git;		/* build: repository */
-	char		*base;		/* build: commit-ish */
-	char		*series;	/* build, optional: mbox or directory */
-	int		*patches;	/* build: patch numbers, ascending */
-	size_t		 npatches;	/* 0: the base alone */
-	char		*config;	/* build, optional: file or target */
-	char		**fragments;	/* build: config fragments, in order */
-	size_t		 nfragments;
-	char		*arch;		/* build, optional: "arm64"... */
-	char		*cross_compile;	/* build, optional: "aarch64-..." */
+	char		    *image;	/* image: the kernel file */
+	char		    *initrd;	/* image: optional */
+	char		    *cmdline;	/* optional, any kind */
+	char		    *git;	/* build: repository */
+	char		    *base;	/* build: commit-ish */
+	char		    *series;	/* build, optional: mbox or directory */
+	int		    *patches;	/* build: patch numbers, ascending */
+	size_t		     npatches;	/* 0: the base alone */
+	char		    *config;	/* build, optional: file or target */
+	char		   **fragments; /* build: config fragments, in order */
+	size_t		     nfragments;
+	char		    *arch;	    /* build, optional: "arm64"... */
+	char		    *cross_compile; /* build, optional: "aarch64-..." */
 };
 
 /* One benchmark parameter: a single value, or several for a sweep. */
 struct job_param {
-	char	 *key;
-	char	**values;	/* nvalues >= 1, in the order given */
-	size_t	  nvalues;
+	char  *key;
+	char **values; /* nvalues >= 1, in the order given */
+	size_t nvalues;
 };
 
 struct job_metric {
-	char	*name;
-	char	*unit;
-	char	*direction;	/* "lower" or "higher" is better */
-	char	*statistic;	/* amean, hmean, gmean, median */
-	char	*label;		/* row label in tables, or NULL */
+	char *name;
+	char *unit;
+	char *direction; /* "lower" or "higher" is better */
+	char *statistic; /* amean, hmean, gmean, median */
+	char *label;	 /* row label in tables, or NULL */
 };
 
 /* How a catalog benchmark's tool gets onto a host; NULLs if not said. */
 struct job_install {
-	char	 *package;	/* a Debian package, or NULL */
-	char	 *source;	/* a tarball in the mirror directory, or NULL */
-	char	**build;	/* shell commands, NULL-terminated, or NULL */
+	char  *package; /* a Debian package, or NULL */
+	char  *source;	/* a tarball in the mirror directory, or NULL */
+	char **build;	/* shell commands, NULL-terminated, or NULL */
 };
 
 /* A server the benchmark needs running on the host during its runs. */
 struct job_server {
-	char	**argv;		/* template like the command's; NULL: none */
-	int	  port;		/* TCP port it listens on; 0: not checked */
+	char **argv; /* template like the command's; NULL: none */
+	int    port; /* TCP port it listens on; 0: not checked */
 };
 
 /*
@@ -92,36 +92,36 @@ struct job_server {
  * iterations, warmups and timeout_ms are -1 where the job left them out.
  */
 struct job_benchmark {
-	char		 *name;
-	bool		  custom;	/* command given in the job */
-	bool		  resolved;
-	struct job_param *params;	/* sorted by key */
-	size_t		  nparams;
-	int		  iterations;
-	int		  warmups;
-	long		  timeout_ms;	/* per iteration */
-	char		**argv;
-	char		 *parser;
-	char		 *parser_args;	/* NULL if none */
+	char		  *name;
+	bool		   custom; /* command given in the job */
+	bool		   resolved;
+	struct job_param  *params; /* sorted by key */
+	size_t		   nparams;
+	int		   iterations;
+	int		   warmups;
+	long		   timeout_ms; /* per iteration */
+	char		 **argv;
+	char		  *parser;
+	char		  *parser_args; /* NULL if none */
 	struct job_metric *metrics;
-	size_t		  nmetrics;
-	struct job_install install;	/* catalog entries only */
-	struct job_server server;	/* catalog entries only */
+	size_t		   nmetrics;
+	struct job_install install; /* catalog entries only */
+	struct job_server  server;  /* catalog entries only */
 };
 
 struct job {
-	char		 *name;
-	char		 *description;	/* NULL if none */
-	char		**machines;
-	size_t		  nmachines;
-	struct job_kernel *kernels;	/* default: "running" */
-	size_t		  nkernels;
+	char		     *name;
+	char		     *description; /* NULL if none */
+	char		    **machines;
+	size_t		      nmachines;
+	struct job_kernel    *kernels; /* default: "running" */
+	size_t		      nkernels;
 	struct job_benchmark *benchmarks;
-	size_t		  nbenchmarks;
-	int		  rounds;	/* default 1 */
-	enum job_order	  order;	/* default alternate */
-	uint32_t	  seed;		/* JOB_ORDER_RANDOM only */
-	char		 *cmdline;	/* for all kernels, or NULL */
+	size_t		      nbenchmarks;
+	int		      rounds;  /* default 1 */
+	enum job_order	      order;   /* default alternate */
+	uint32_t	      seed;    /* JOB_ORDER_RANDOM only */
+	char		     *cmdline; /* for all kernels, or NULL */
 };
 
 /*
@@ -130,27 +130,25 @@ struct job {
  * frees with job_free), or NULL with *cause set to every error found, one per
  * line, each as "file:line:col: message" (caller frees *cause).
  */
-struct job	*job_load(const char *path, const struct catalog *,
-		    const struct inventory *, char **cause);
+struct job *job_load(const char *path, const struct catalog *,
+    const struct inventory *, char **cause);
 /* Parses job text already in memory; name is used in error messages. */
-struct job	*job_load_string(const char *name, const char *text,
-		    size_t len, const struct catalog *,
-		    const struct inventory *, char **cause);
+struct job *job_load_string(const char *name, const char *text, size_t len,
+    const struct catalog *, const struct inventory *, char	     **cause);
 /* Returns the normalized JSON of a job (caller frees). */
-char		*job_to_json(const struct job *);
+char *job_to_json(const struct job *);
 /* Parses JSON from job_to_json; NULL with *cause on any error. */
-struct job	*job_from_json(const char *json, char **cause);
+struct job *job_from_json(const char *json, char **cause);
 /* Prints the normalized job as YAML (itself a valid job file). */
-void		 job_print(FILE *, const struct job *);
-void		 job_free(struct job *);
+void job_print(FILE *, const struct job *);
+void job_free(struct job *);
 
-const char	*job_order_name(enum job_order);
-const char	*job_kernel_kind_name(enum job_kernel_kind);
+const char *job_order_name(enum job_order);
+const char *job_kernel_kind_name(enum job_kernel_kind);
 /* Returns the kernel's command line plus the job's (caller frees). */
-char		*job_kernel_cmdline(const struct job *,
-		    const struct job_kernel *);
+char *job_kernel_cmdline(const struct job *, const struct job_kernel *);
 struct job_kernel *job_find_kernel(const struct job *, const char *name);
 /* Parses "30s", "500ms", "5m", "1h" or plain seconds; -1 if invalid. */
-long		 job_read_duration(const char *);
+long job_read_duration(const char *);
 
 #endif

@@ -7,11 +7,11 @@
 
 #include <yaml.h>
 
-#include "common/xmalloc.h"
 #include "benchmarks/catalog.h"
+#include "benchmarks/parse.h"
+#include "common/xmalloc.h"
 #include "jobs/job.h"
 #include "jobs/job_yaml.h"
-#include "benchmarks/parse.h"
 #include "jobs/plan.h"
 
 static const char *job_bench_keys[] = { "name", "params", "iterations",
@@ -27,14 +27,14 @@ static const char *job_statistics[] = { "amean", "hmean", "gmean", "median",
 static bool
 job_param_name_ok(const char *s, size_t len)
 {
-	size_t	i;
+	size_t i;
 
 	if (len == 0)
 		return false;
 	for (i = 0; i < len; i++)
-		if (!(s[i] >= 'a' && s[i] <= 'z') && !(s[i] >= 'A' &&
-		    s[i] <= 'Z') && !(s[i] >= '0' && s[i] <= '9') &&
-		    s[i] != '_')
+		if (!(s[i] >= 'a' && s[i] <= 'z') &&
+		    !(s[i] >= 'A' && s[i] <= 'Z') &&
+		    !(s[i] >= '0' && s[i] <= '9') && s[i] != '_')
 			return false;
 	return true;
 }
@@ -51,22 +51,25 @@ job_param_cmp(const void *a, const void *b)
 static void
 job_param_add(struct job_ctx *ctx, yaml_node_t *n, struct job_param *p)
 {
-	const char	*s = job_text(n);
-	size_t		 i;
+	const char *s = job_text(n);
+	size_t	    i;
 
 	if (s == NULL || *s == '\0') {
-		job_err(ctx, n, "parameter \"%s\": values must be non-empty "
-		    "strings or numbers", p->key);
+		job_err(ctx, n,
+		    "parameter \"%s\": values must be non-empty "
+		    "strings or numbers",
+		    p->key);
 		return;
 	}
 	for (i = 0; i < p->nvalues; i++)
 		if (strcmp(p->values[i], s) == 0) {
-			job_err(ctx, n, "parameter \"%s\": duplicate value "
-			    "\"%s\"", p->key, s);
+			job_err(ctx, n,
+			    "parameter \"%s\": duplicate value "
+			    "\"%s\"",
+			    p->key, s);
 			return;
 		}
-	p->values = xreallocarray(p->values, p->nvalues + 1,
-	    sizeof *p->values);
+	p->values = xreallocarray(p->values, p->nvalues + 1, sizeof *p->values);
 	p->values[p->nvalues++] = xstrdup(s);
 }
 
@@ -75,13 +78,15 @@ static void
 job_read_param(struct job_ctx *ctx, yaml_node_t *k, yaml_node_t *v,
     struct job_benchmark *b)
 {
-	struct job_param	*p;
-	const char		*key = job_text(k);
-	size_t			 i;
+	struct job_param *p;
+	const char	 *key = job_text(k);
+	size_t		  i;
 
 	if (!job_param_name_ok(key, strlen(key))) {
-		job_err(ctx, k, "parameter \"%s\": names are letters, digits "
-		    "and '_'", key);
+		job_err(ctx, k,
+		    "parameter \"%s\": names are letters, digits "
+		    "and '_'",
+		    key);
 		return;
 	}
 	p = &b->params[b->nparams];
@@ -100,8 +105,8 @@ job_read_param(struct job_ctx *ctx, yaml_node_t *k, yaml_node_t *v,
 static void
 job_read_params(struct job_ctx *ctx, yaml_node_t *n, struct job_benchmark *b)
 {
-	yaml_node_pair_t	*p;
-	size_t			 count;
+	yaml_node_pair_t *p;
+	size_t		  count;
 
 	if ((n = job_map_get(ctx, n, "params", NULL)) == NULL)
 		return;
@@ -110,11 +115,11 @@ job_read_params(struct job_ctx *ctx, yaml_node_t *n, struct job_benchmark *b)
 	count = n->data.mapping.pairs.top - n->data.mapping.pairs.start;
 	b->params = xcalloc(count, sizeof *b->params);
 	for (p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top;
-	    p++) {
+	     p++) {
 		if (job_text(job_node(ctx, p->key)) == NULL ||
 		    job_map_get(ctx, n, job_text(job_node(ctx, p->key)),
-		    NULL) != job_node(ctx, p->value))
-			continue;	/* reported by job_map_check */
+			NULL) != job_node(ctx, p->value))
+			continue; /* reported by job_map_check */
 		job_read_param(ctx, job_node(ctx, p->key),
 		    job_node(ctx, p->value), b);
 	}
@@ -125,7 +130,7 @@ job_read_params(struct job_ctx *ctx, yaml_node_t *n, struct job_benchmark *b)
 static struct job_param *
 job_find_param(struct job_benchmark *b, const char *key, size_t len)
 {
-	size_t	i;
+	size_t i;
 
 	for (i = 0; i < b->nparams; i++)
 		if (strlen(b->params[i].key) == len &&
@@ -136,11 +141,10 @@ job_find_param(struct job_benchmark *b, const char *key, size_t len)
 
 /* Parses a custom command: a non-empty list of strings. */
 static void
-job_read_command(struct job_ctx *ctx, yaml_node_t *map,
-    struct job_benchmark *b)
+job_read_command(struct job_ctx *ctx, yaml_node_t *map, struct job_benchmark *b)
 {
-	yaml_node_t	*k, *seq, *item;
-	size_t		 i;
+	yaml_node_t *k, *seq, *item;
+	size_t	     i;
 
 	if ((seq = job_map_get(ctx, map, "command", &k)) == NULL)
 		return;
@@ -152,7 +156,8 @@ job_read_command(struct job_ctx *ctx, yaml_node_t *map,
 	for (i = 0; i < job_seq_len(seq); i++) {
 		item = job_seq_item(ctx, seq, i);
 		if (job_text(item) == NULL)
-			job_err(ctx, item, "\"command\": arguments must be "
+			job_err(ctx, item,
+			    "\"command\": arguments must be "
 			    "strings");
 		b->argv[i] = xstrdup(job_text(item) ? job_text(item) : "");
 	}
@@ -166,24 +171,26 @@ static void
 job_check_placeholders(struct job_ctx *ctx, yaml_node_t *k,
     struct job_benchmark *b)
 {
-	const char	**keys = xcalloc(b->nparams + 1, sizeof *keys);
-	bool		 *used = xcalloc(b->nparams + 1, sizeof *used);
-	char		 *cause;
-	size_t		  i;
+	const char **keys = xcalloc(b->nparams + 1, sizeof *keys);
+	bool	    *used = xcalloc(b->nparams + 1, sizeof *used);
+	char	    *cause;
+	size_t	     i;
 
 	for (i = 0; i < b->nparams; i++)
 		keys[i] = b->params[i].key;
 	for (i = 0; b->argv[i] != NULL; i++)
 		if (plan_expand_arg(b->argv[i], keys, NULL, b->nparams, used,
-		    NULL, &cause) == -1) {
+			NULL, &cause) == -1) {
 			job_err(ctx, k, "\"command\": argument %zu: %s", i + 1,
 			    cause);
 			free(cause);
 		}
 	for (i = 0; i < b->nparams; i++)
 		if (!used[i])
-			job_err(ctx, k, "\"command\": parameter \"%s\" is not "
-			    "used", b->params[i].key);
+			job_err(ctx, k,
+			    "\"command\": parameter \"%s\" is not "
+			    "used",
+			    b->params[i].key);
 	free(keys);
 	free(used);
 }
@@ -193,8 +200,8 @@ static char *
 job_get_choice(struct job_ctx *ctx, yaml_node_t *n, const char *key,
     const char **choices, const char *dflt)
 {
-	yaml_node_t	*k;
-	char		*s, *list;
+	yaml_node_t *k;
+	char	    *s, *list;
 
 	if (job_map_get(ctx, n, key, &k) == NULL && dflt != NULL)
 		return xstrdup(dflt);
@@ -218,24 +225,25 @@ job_read_metric(struct job_ctx *ctx, yaml_node_t *n, struct job_metric *m)
 		return;
 	m->name = job_get_string(ctx, n, "name", true, "metric");
 	m->unit = job_get_string(ctx, n, "unit", true, "metric");
-	m->direction = job_get_choice(ctx, n, "direction", job_directions,
-	    NULL);
-	m->statistic = job_get_choice(ctx, n, "statistic", job_statistics,
-	    "amean");
+	m->direction =
+	    job_get_choice(ctx, n, "direction", job_directions, NULL);
+	m->statistic =
+	    job_get_choice(ctx, n, "statistic", job_statistics, "amean");
 	m->label = job_get_string(ctx, n, "label", false, "metric");
 }
 
 /* Parses the metrics of a custom command: a non-empty list, unique names. */
 static void
-job_read_metrics(struct job_ctx *ctx, yaml_node_t *map,
-    struct job_benchmark *b)
+job_read_metrics(struct job_ctx *ctx, yaml_node_t *map, struct job_benchmark *b)
 {
-	yaml_node_t	*k, *seq, *item;
-	size_t		 i, j;
+	yaml_node_t *k, *seq, *item;
+	size_t	     i, j;
 
 	if ((seq = job_map_get(ctx, map, "metrics", &k)) == NULL) {
-		job_err(ctx, map, "benchmark \"%s\": a custom command needs "
-		    "\"metrics\"", b->name);
+		job_err(ctx, map,
+		    "benchmark \"%s\": a custom command needs "
+		    "\"metrics\"",
+		    b->name);
 		return;
 	}
 	if (seq->type != YAML_SEQUENCE_NODE || job_seq_len(seq) == 0) {
@@ -247,9 +255,9 @@ job_read_metrics(struct job_ctx *ctx, yaml_node_t *map,
 		item = job_seq_item(ctx, seq, i);
 		job_read_metric(ctx, item, &b->metrics[b->nmetrics++]);
 		for (j = 0; j + 1 < b->nmetrics; j++)
-			if (b->metrics[i].name != NULL && b->metrics[j].name !=
-			    NULL && strcmp(b->metrics[i].name,
-			    b->metrics[j].name) == 0)
+			if (b->metrics[i].name != NULL &&
+			    b->metrics[j].name != NULL &&
+			    strcmp(b->metrics[i].name, b->metrics[j].name) == 0)
 				job_err(ctx, item, "duplicate metric \"%s\"",
 				    b->metrics[i].name);
 	}
@@ -259,18 +267,20 @@ job_read_metrics(struct job_ctx *ctx, yaml_node_t *map,
 static void
 job_read_custom(struct job_ctx *ctx, yaml_node_t *n, struct job_benchmark *b)
 {
-	yaml_node_t	*k;
+	yaml_node_t *k;
 
 	b->custom = true;
 	job_read_command(ctx, n, b);
 	b->parser = job_get_string(ctx, n, "parser", false, "benchmark");
 	if (job_map_get(ctx, n, "parser", &k) == NULL)
-		job_err(ctx, n, "benchmark \"%s\": a custom command needs "
-		    "\"parser\"", b->name);
+		job_err(ctx, n,
+		    "benchmark \"%s\": a custom command needs "
+		    "\"parser\"",
+		    b->name);
 	else if (b->parser != NULL && parse_find(b->parser) == NULL)
 		job_err(ctx, k, "unknown parser \"%s\"", b->parser);
-	b->parser_args = job_get_string(ctx, n, "parser_args", false,
-	    "benchmark");
+	b->parser_args =
+	    job_get_string(ctx, n, "parser_args", false, "benchmark");
 	job_read_metrics(ctx, n, b);
 	if (b->argv != NULL) {
 		job_map_get(ctx, n, "command", &k);
@@ -282,8 +292,8 @@ job_read_custom(struct job_ctx *ctx, yaml_node_t *n, struct job_benchmark *b)
 		b->warmups = JOB_DEFAULT_WARMUPS;
 	if (b->timeout_ms == -1)
 		b->timeout_ms = JOB_DEFAULT_TIMEOUT_MS;
-	b->resolved = b->argv != NULL && b->parser != NULL &&
-	    b->metrics != NULL;
+	b->resolved =
+	    b->argv != NULL && b->parser != NULL && b->metrics != NULL;
 }
 
 /* Reports keys that only a custom command may have. */
@@ -291,28 +301,31 @@ static void
 job_check_not_custom(struct job_ctx *ctx, yaml_node_t *n,
     const struct job_benchmark *b)
 {
-	static const char	*only[] = { "parser", "parser_args", "metrics",
-	    NULL };
-	yaml_node_t		*k;
-	size_t			 i;
+	static const char *only[] = { "parser", "parser_args", "metrics",
+		NULL };
+	yaml_node_t	  *k;
+	size_t		   i;
 
 	for (i = 0; only[i] != NULL; i++)
 		if (job_map_get(ctx, n, only[i], &k) != NULL)
-			job_err(ctx, k, "\"%s\" is only for a custom "
-			    "\"command\"", only[i]);
+			job_err(ctx, k,
+			    "\"%s\" is only for a custom "
+			    "\"command\"",
+			    only[i]);
 }
 
 /* Parses the timeout of a benchmark into b->timeout_ms. */
 static void
 job_read_timeout(struct job_ctx *ctx, yaml_node_t *n, struct job_benchmark *b)
 {
-	yaml_node_t	*k, *v;
+	yaml_node_t *k, *v;
 
 	if ((v = job_map_get(ctx, n, "timeout", &k)) == NULL)
 		return;
 	b->timeout_ms = job_read_duration(job_text(v));
 	if (b->timeout_ms == -1)
-		job_err(ctx, k, "\"timeout\" must be a duration (\"90s\", "
+		job_err(ctx, k,
+		    "\"timeout\" must be a duration (\"90s\", "
 		    "\"500ms\", \"5m\", \"1h\", or seconds)%s%s%s",
 		    job_text(v) ? ", not \"" : "",
 		    job_text(v) ? job_text(v) : "", job_text(v) ? "\"" : "");
@@ -322,7 +335,7 @@ job_read_timeout(struct job_ctx *ctx, yaml_node_t *n, struct job_benchmark *b)
 static yaml_node_t *
 job_param_node(struct job_ctx *ctx, yaml_node_t *n, const char *key)
 {
-	yaml_node_t	*params, *k = n;
+	yaml_node_t *params, *k = n;
 
 	params = job_map_get(ctx, n, "params", &k);
 	if (params != NULL && params->type == YAML_MAPPING_NODE)
@@ -335,9 +348,9 @@ static void
 job_resolve_params(struct job_ctx *ctx, yaml_node_t *n,
     const struct catalog_benchmark *cb, struct job_benchmark *b)
 {
-	const struct catalog_param	*cp;
-	struct job_param		*p;
-	size_t				 i;
+	const struct catalog_param *cp;
+	struct job_param	   *p;
+	size_t			    i;
 
 	for (i = 0; i < b->nparams; i++)
 		if (catalog_param_find(cb, b->params[i].key) == NULL)
@@ -351,9 +364,10 @@ job_resolve_params(struct job_ctx *ctx, yaml_node_t *n,
 		if (job_find_param(b, cp->name, strlen(cp->name)) != NULL)
 			continue;
 		if (cp->def == NULL) {
-			job_err(ctx, n, "benchmark \"%s\": parameter \"%s\" "
-			    "has no default: give it in \"params\"", b->name,
-			    cp->name);
+			job_err(ctx, n,
+			    "benchmark \"%s\": parameter \"%s\" "
+			    "has no default: give it in \"params\"",
+			    b->name, cp->name);
 			continue;
 		}
 		p = &b->params[b->nparams++];
@@ -367,10 +381,10 @@ job_resolve_params(struct job_ctx *ctx, yaml_node_t *n,
 
 /* Returns a NULL-terminated copy of n strings, or NULL when n is 0. */
 static char **
-job_copy_strings(char * const *v, size_t n)
+job_copy_strings(char *const *v, size_t n)
 {
-	char	**out;
-	size_t	  i;
+	char **out;
+	size_t i;
 
 	if (n == 0)
 		return NULL;
@@ -384,14 +398,14 @@ job_copy_strings(char * const *v, size_t n)
 static void
 job_resolve_setup(const struct catalog_benchmark *cb, struct job_benchmark *b)
 {
-	b->install.package = cb->install.package ?
-	    xstrdup(cb->install.package) : NULL;
-	b->install.source = cb->install.source ?
-	    xstrdup(cb->install.source) : NULL;
-	b->install.build = job_copy_strings(cb->install.build,
-	    cb->install.nbuild);
-	b->server.argv = job_copy_strings(cb->server.command,
-	    cb->server.ncommand);
+	b->install.package =
+	    cb->install.package ? xstrdup(cb->install.package) : NULL;
+	b->install.source =
+	    cb->install.source ? xstrdup(cb->install.source) : NULL;
+	b->install.build =
+	    job_copy_strings(cb->install.build, cb->install.nbuild);
+	b->server.argv =
+	    job_copy_strings(cb->server.command, cb->server.ncommand);
 	b->server.port = (int)cb->server.port;
 }
 
@@ -399,8 +413,8 @@ job_resolve_setup(const struct catalog_benchmark *cb, struct job_benchmark *b)
 static void
 job_resolve_copy(const struct catalog_benchmark *cb, struct job_benchmark *b)
 {
-	struct job_metric	*m;
-	size_t			 i;
+	struct job_metric *m;
+	size_t		   i;
 
 	b->argv = xcalloc(cb->ncommand + 1, sizeof *b->argv);
 	for (i = 0; i < cb->ncommand; i++)
@@ -412,12 +426,12 @@ job_resolve_copy(const struct catalog_benchmark *cb, struct job_benchmark *b)
 		m = &b->metrics[b->nmetrics++];
 		m->name = xstrdup(cb->metrics[i].name);
 		m->unit = xstrdup(cb->metrics[i].unit);
-		m->direction = xstrdup(
-		    catalog_direction_name(cb->metrics[i].direction));
-		m->statistic = xstrdup(
-		    catalog_statistic_name(cb->metrics[i].statistic));
-		m->label = cb->metrics[i].label ?
-		    xstrdup(cb->metrics[i].label) : NULL;
+		m->direction =
+		    xstrdup(catalog_direction_name(cb->metrics[i].direction));
+		m->statistic =
+		    xstrdup(catalog_statistic_name(cb->metrics[i].statistic));
+		m->label =
+		    cb->metrics[i].label ? xstrdup(cb->metrics[i].label) : NULL;
 	}
 	if (b->iterations == -1)
 		b->iterations = (int)cb->iterations;
@@ -431,8 +445,8 @@ job_resolve_copy(const struct catalog_benchmark *cb, struct job_benchmark *b)
 static void
 job_resolve(struct job_ctx *ctx, yaml_node_t *n, struct job_benchmark *b)
 {
-	const struct catalog_benchmark	*cb;
-	yaml_node_t			*k;
+	const struct catalog_benchmark *cb;
+	yaml_node_t		       *k;
 
 	if ((cb = catalog_find(ctx->catalog, b->name)) == NULL) {
 		job_map_get(ctx, n, "name", &k);
@@ -447,10 +461,9 @@ job_resolve(struct job_ctx *ctx, yaml_node_t *n, struct job_benchmark *b)
 
 /* Parses one benchmark: a catalog entry or a custom command. */
 static void
-job_read_benchmark(struct job_ctx *ctx, yaml_node_t *n,
-    struct job_benchmark *b)
+job_read_benchmark(struct job_ctx *ctx, yaml_node_t *n, struct job_benchmark *b)
 {
-	long	 iterations = -1, warmups = -1;
+	long iterations = -1, warmups = -1;
 
 	b->timeout_ms = -1;
 	if (job_map_check(ctx, n, "benchmark", job_bench_keys) == -1) {
@@ -479,8 +492,8 @@ job_read_benchmark(struct job_ctx *ctx, yaml_node_t *n,
 void
 job_read_benchmarks(struct job_ctx *ctx, yaml_node_t *root, struct job *job)
 {
-	yaml_node_t	*k, *seq;
-	size_t		 i;
+	yaml_node_t *k, *seq;
+	size_t	     i;
 
 	if ((seq = job_get_seq(ctx, root, "benchmarks", true, &k)) == NULL)
 		return;

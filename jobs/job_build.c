@@ -8,7 +8,7 @@
 
 /* Kernels of a job that share tree, base, series, config and toolchain. */
 struct job_build_group {
-	const struct job_kernel	**members;
+	const struct job_kernel **members;
 	size_t			  n;
 };
 
@@ -44,9 +44,9 @@ job_build_same(const struct job_kernel *a, const struct job_kernel *b)
 static struct job_build_group *
 job_build_groups(const struct job *job, size_t *n)
 {
-	struct job_build_group *g = xcalloc(job->nkernels + 1, sizeof *g);
+	struct job_build_group	*g = xcalloc(job->nkernels + 1, sizeof *g);
 	const struct job_kernel *k;
-	size_t i, j;
+	size_t			 i, j;
 
 	*n = 0;
 	for (i = 0; i < job->nkernels; i++) {
@@ -67,13 +67,12 @@ job_build_groups(const struct job *job, size_t *n)
 
 /* Fills the build spec of a group: a config file or a make target. */
 static void
-job_build_spec(const struct job_build_group *g,
-    const struct job_build_opts *o, struct kbuild_spec *spec,
-    struct kbuild_variant *v)
+job_build_spec(const struct job_build_group *g, const struct job_build_opts *o,
+    struct kbuild_spec *spec, struct kbuild_variant *v)
 {
 	const struct job_kernel *k = g->members[0];
-	const char *c = k->config;
-	size_t i;
+	const char		*c = k->config;
+	size_t			 i;
 
 	memset(spec, 0, sizeof *spec);
 	spec->git = k->git;
@@ -105,7 +104,7 @@ job_build_collect(const struct job_build_group *g,
     const struct kbuild_result *r, struct job_built **out, size_t *n)
 {
 	struct job_built *b;
-	size_t i;
+	size_t		  i;
 
 	*out = xreallocarray(*out, *n + g->n, sizeof **out);
 	for (i = 0; i < g->n; i++) {
@@ -122,19 +121,19 @@ job_build_collect(const struct job_build_group *g,
 
 /* Builds one group; -1 with *cause naming its kernels. */
 static int
-job_build_group(const struct job_build_group *g,
-    const struct job_build_opts *o, struct job_built **out, size_t *n,
-    char **cause)
+job_build_group(const struct job_build_group *g, const struct job_build_opts *o,
+    struct job_built **out, size_t *n, char **cause)
 {
 	struct kbuild_variant *v = xcalloc(g->n, sizeof *v);
-	struct kbuild_result *r = NULL;
-	struct kbuild_spec spec;
-	size_t nr = 0;
-	char *why = NULL;
-	int rc = -1;
+	struct kbuild_result  *r = NULL;
+	struct kbuild_spec     spec;
+	size_t		       nr = 0;
+	char		      *why = NULL;
+	int		       rc = -1;
 
 	if (strstr(g->members[0]->git, "://") != NULL) {
-		*cause = xasprintf("kernel \"%s\": git \"%s\": only a local "
+		*cause = xasprintf(
+		    "kernel \"%s\": git \"%s\": only a local "
 		    "repository can be built (clone it, name its path)",
 		    g->members[0]->name, g->members[0]->git);
 		goto out;
@@ -160,8 +159,8 @@ job_build_kernels(const struct job *job, const struct job_build_opts *o,
     struct job_built **out, size_t *n, char **cause)
 {
 	struct job_build_group *g;
-	size_t ng, i;
-	int rc = 0;
+	size_t			ng, i;
+	int			rc = 0;
 
 	*out = NULL;
 	*n = 0;
@@ -212,35 +211,39 @@ json_t *
 job_built_to_json(const struct job_built *b, size_t n)
 {
 	json_t *a = json_array();
-	size_t i;
+	size_t	i;
 
 	for (i = 0; i < n; i++)
-		json_array_append_new(a, json_pack("{s:s, s:s, s:s, s:s, s:s, "
-		    "s:b, s:f}", "kernel", b[i].kernel, "variant",
-		    b[i].variant, "build_id", b[i].build_id, "image",
-		    b[i].image, "release", b[i].release, "cached",
-		    b[i].cached, "seconds", b[i].seconds));
+		json_array_append_new(a,
+		    json_pack("{s:s, s:s, s:s, s:s, s:s, "
+			      "s:b, s:f}",
+			"kernel", b[i].kernel, "variant", b[i].variant,
+			"build_id", b[i].build_id, "image", b[i].image,
+			"release", b[i].release, "cached", b[i].cached,
+			"seconds", b[i].seconds));
 	return a;
 }
 
 /* Reads results from job_built_to_json. */
 int
-job_built_from_json(json_t *a, struct job_built **out, size_t *n,
-    char **cause)
+job_built_from_json(json_t *a, struct job_built **out, size_t *n, char **cause)
 {
-	const char *k, *v, *id, *img, *rel;
+	const char  *k, *v, *id, *img, *rel;
 	json_error_t err;
-	json_t *o;
-	size_t i;
-	int cached;
+	json_t	    *o;
+	size_t	     i;
+	int	     cached;
 
 	*out = xcalloc(json_array_size(a) + 1, sizeof **out);
 	*n = 0;
-	json_array_foreach(a, i, o) {
-		if (json_unpack_ex(o, &err, JSON_STRICT, "{s:s, s:s, s:s, s:s, "
-		    "s:s, s:b, s:F}", "kernel", &k, "variant", &v, "build_id",
-		    &id, "image", &img, "release", &rel, "cached", &cached,
-		    "seconds", &(*out)[*n].seconds) != 0) {
+	json_array_foreach(a, i, o)
+	{
+		if (json_unpack_ex(o, &err, JSON_STRICT,
+			"{s:s, s:s, s:s, s:s, "
+			"s:s, s:b, s:F}",
+			"kernel", &k, "variant", &v, "build_id", &id, "image",
+			&img, "release", &rel, "cached", &cached, "seconds",
+			&(*out)[*n].seconds) != 0) {
 			*cause = xasprintf("built kernels: %s", err.text);
 			return -1;
 		}

@@ -10,7 +10,7 @@
 #include "common/xmalloc.h"
 #include "jobs/job.h"
 
-#define JOB_JSON_FORMAT	1
+#define JOB_JSON_FORMAT 1
 
 /* Adds key: string to obj unless s is NULL. */
 static void
@@ -24,8 +24,8 @@ job_json_set_str(json_t *obj, const char *key, const char *s)
 static json_t *
 job_json_strings(char **v, size_t n)
 {
-	json_t	*a = json_array();
-	size_t	 i;
+	json_t *a = json_array();
+	size_t	i;
 
 	for (i = 0; i < n; i++)
 		json_array_append_new(a, json_string(v[i]));
@@ -36,8 +36,8 @@ job_json_strings(char **v, size_t n)
 static json_t *
 job_json_ints(const int *v, size_t n)
 {
-	json_t	*a = json_array();
-	size_t	 i;
+	json_t *a = json_array();
+	size_t	i;
 
 	for (i = 0; i < n; i++)
 		json_array_append_new(a, json_integer(v[i]));
@@ -48,7 +48,7 @@ job_json_ints(const int *v, size_t n)
 static json_t *
 job_json_kernel(const struct job_kernel *k)
 {
-	json_t	*o = json_object();
+	json_t *o = json_object();
 
 	json_object_set_new(o, "name", json_string(k->name));
 	json_object_set_new(o, "kind",
@@ -75,14 +75,14 @@ job_json_kernel(const struct job_kernel *k)
 static json_t *
 job_json_metrics(const struct job_benchmark *b)
 {
-	json_t	*a = json_array(), *o;
-	size_t	 i;
+	json_t *a = json_array(), *o;
+	size_t	i;
 
 	for (i = 0; i < b->nmetrics; i++) {
-		o = json_pack("{s:s, s:s, s:s, s:s}",
-		    "name", b->metrics[i].name, "unit", b->metrics[i].unit,
-		    "direction", b->metrics[i].direction,
-		    "statistic", b->metrics[i].statistic);
+		o = json_pack("{s:s, s:s, s:s, s:s}", "name",
+		    b->metrics[i].name, "unit", b->metrics[i].unit, "direction",
+		    b->metrics[i].direction, "statistic",
+		    b->metrics[i].statistic);
 		job_json_set_str(o, "label", b->metrics[i].label);
 		json_array_append_new(a, o);
 	}
@@ -93,15 +93,16 @@ job_json_metrics(const struct job_benchmark *b)
 static void
 job_json_setup(json_t *o, const struct job_benchmark *b)
 {
-	json_t	*in, *sv;
-	size_t	 n;
+	json_t *in, *sv;
+	size_t	n;
 
 	if (b->install.package != NULL || b->install.source != NULL) {
 		in = json_object();
 		job_json_set_str(in, "package", b->install.package);
 		job_json_set_str(in, "source", b->install.source);
-		for (n = 0; b->install.build != NULL &&
-		    b->install.build[n] != NULL; n++)
+		for (n = 0;
+		     b->install.build != NULL && b->install.build[n] != NULL;
+		     n++)
 			;
 		if (n > 0)
 			json_object_set_new(in, "build",
@@ -113,8 +114,7 @@ job_json_setup(json_t *o, const struct job_benchmark *b)
 	for (n = 0; b->server.argv[n] != NULL; n++)
 		;
 	sv = json_object();
-	json_object_set_new(sv, "command", job_json_strings(b->server.argv,
-	    n));
+	json_object_set_new(sv, "command", job_json_strings(b->server.argv, n));
 	if (b->server.port > 0)
 		json_object_set_new(sv, "port", json_integer(b->server.port));
 	json_object_set_new(o, "server", sv);
@@ -124,15 +124,15 @@ job_json_setup(json_t *o, const struct job_benchmark *b)
 static json_t *
 job_json_benchmark(const struct job_benchmark *b)
 {
-	json_t	*o = json_object(), *params = json_object();
-	size_t	 i, argc;
+	json_t *o = json_object(), *params = json_object();
+	size_t	i, argc;
 
 	json_object_set_new(o, "name", json_string(b->name));
 	json_object_set_new(o, "custom", json_boolean(b->custom));
 	for (i = 0; i < b->nparams; i++)
 		json_object_set_new(params, b->params[i].key,
 		    job_json_strings(b->params[i].values,
-		    b->params[i].nvalues));
+			b->params[i].nvalues));
 	json_object_set_new(o, "params", params);
 	if (b->iterations != -1)
 		json_object_set_new(o, "iterations",
@@ -158,9 +158,9 @@ job_json_benchmark(const struct job_benchmark *b)
 char *
 job_to_json(const struct job *job)
 {
-	json_t	*o = json_object(), *a;
-	char	*s, *out;
-	size_t	 i;
+	json_t *o = json_object(), *a;
+	char   *s, *out;
+	size_t	i;
 
 	json_object_set_new(o, "format", json_integer(JOB_JSON_FORMAT));
 	json_object_set_new(o, "name", json_string(job->name));
@@ -202,13 +202,14 @@ static int
 job_json_get_strings(json_t *a, bool nonempty, char ***v, size_t *n,
     const char *what, char **cause)
 {
-	json_t	*item;
-	size_t	 i;
+	json_t *item;
+	size_t	i;
 
 	if (!json_is_array(a) || (nonempty && json_array_size(a) == 0))
 		return job_json_fail(cause, what, "expected a non-empty array");
 	*v = xcalloc(json_array_size(a) + 1, sizeof **v);
-	json_array_foreach(a, i, item) {
+	json_array_foreach(a, i, item)
+	{
 		if (!json_is_string(item))
 			return job_json_fail(cause, what, "expected strings");
 		(*v)[(*n)++] = xstrdup(json_string_value(item));
@@ -227,7 +228,7 @@ job_json_dup(const char *s)
 static int
 job_json_kind(const char *s)
 {
-	int	k;
+	int k;
 
 	for (k = JOB_KERNEL_RUNNING; k <= JOB_KERNEL_BUILD; k++)
 		if (strcmp(job_kernel_kind_name(k), s) == 0)
@@ -239,9 +240,9 @@ job_json_kind(const char *s)
 static int
 job_json_patches_get(json_t *v, struct job_kernel *k, char **cause)
 {
-	json_t	*p;
-	size_t	 i;
-	long	 n;
+	json_t *p;
+	size_t	i;
+	long	n;
 
 	if (v == NULL)
 		return 0;
@@ -254,7 +255,8 @@ job_json_patches_get(json_t *v, struct job_kernel *k, char **cause)
 	if (!json_is_array(v))
 		return job_json_fail(cause, "kernel", "bad patches");
 	k->patches = xcalloc(json_array_size(v) + 1, sizeof *k->patches);
-	json_array_foreach(v, i, p) {
+	json_array_foreach(v, i, p)
+	{
 		if (!json_is_integer(p) || json_integer_value(p) < 1)
 			return job_json_fail(cause, "kernel", "bad patches");
 		k->patches[k->npatches++] = (int)json_integer_value(p);
@@ -266,15 +268,16 @@ job_json_patches_get(json_t *v, struct job_kernel *k, char **cause)
 static int
 job_json_fragments_get(json_t *v, struct job_kernel *k, char **cause)
 {
-	json_t	*p;
-	size_t	 i;
+	json_t *p;
+	size_t	i;
 
 	if (v == NULL)
 		return 0;
 	if (!json_is_array(v))
 		return job_json_fail(cause, "kernel", "bad fragments");
 	k->fragments = xcalloc(json_array_size(v) + 1, sizeof *k->fragments);
-	json_array_foreach(v, i, p) {
+	json_array_foreach(v, i, p)
+	{
 		if (!json_is_string(p))
 			return job_json_fail(cause, "kernel", "bad fragments");
 		k->fragments[k->nfragments++] = xstrdup(json_string_value(p));
@@ -286,20 +289,21 @@ job_json_fragments_get(json_t *v, struct job_kernel *k, char **cause)
 static int
 job_json_kernel_get(json_t *o, struct job_kernel *k, char **cause)
 {
-	const char	*name, *kind, *image = NULL, *initrd = NULL;
-	const char	*cmdline = NULL, *git = NULL, *base = NULL;
-	const char	*series = NULL, *config = NULL, *arch = NULL;
-	const char	*cross = NULL;
-	json_t		*patches = NULL, *fragments = NULL;
-	json_error_t	 err;
+	const char  *name, *kind, *image = NULL, *initrd = NULL;
+	const char  *cmdline = NULL, *git = NULL, *base = NULL;
+	const char  *series = NULL, *config = NULL, *arch = NULL;
+	const char  *cross = NULL;
+	json_t	    *patches = NULL, *fragments = NULL;
+	json_error_t err;
 
-	if (json_unpack_ex(o, &err, JSON_STRICT, "{s:s, s:s, s?s, s?s, s?s, "
-	    "s?s, s?s, s?s, s?o, s?s, s?o, s?s, s?s}",
-	    "name", &name, "kind", &kind, "image", &image, "initrd", &initrd,
-	    "cmdline", &cmdline, "git", &git, "base", &base,
-	    "series", &series, "patches", &patches, "config", &config,
-	    "fragments", &fragments, "arch", &arch, "cross_compile",
-	    &cross) != 0)
+	if (json_unpack_ex(o, &err, JSON_STRICT,
+		"{s:s, s:s, s?s, s?s, s?s, "
+		"s?s, s?s, s?s, s?o, s?s, s?o, s?s, s?s}",
+		"name", &name, "kind", &kind, "image", &image, "initrd",
+		&initrd, "cmdline", &cmdline, "git", &git, "base", &base,
+		"series", &series, "patches", &patches, "config", &config,
+		"fragments", &fragments, "arch", &arch, "cross_compile",
+		&cross) != 0)
 		return job_json_fail(cause, "kernel", err.text);
 	if (job_json_kind(kind) == -1 || *name == '\0')
 		return job_json_fail(cause, "kernel", "bad name or kind");
@@ -323,20 +327,20 @@ job_json_kernel_get(json_t *o, struct job_kernel *k, char **cause)
 static int
 job_json_params_get(json_t *o, struct job_benchmark *b, char **cause)
 {
-	const char	*key;
-	json_t		*v;
+	const char *key;
+	json_t	   *v;
 
 	if (!json_is_object(o))
 		return job_json_fail(cause, "params", "expected an object");
 	b->params = xcalloc(json_object_size(o), sizeof *b->params);
-	json_object_foreach(o, key, v) {
+	json_object_foreach(o, key, v)
+	{
 		if (b->nparams > 0 &&
 		    strcmp(b->params[b->nparams - 1].key, key) >= 0)
 			return job_json_fail(cause, key, "params not sorted");
 		b->params[b->nparams].key = xstrdup(key);
-		if (job_json_get_strings(v, true,
-		    &b->params[b->nparams].values,
-		    &b->params[b->nparams].nvalues, key, cause) == -1) {
+		if (job_json_get_strings(v, true, &b->params[b->nparams].values,
+			&b->params[b->nparams].nvalues, key, cause) == -1) {
 			b->nparams++;
 			return -1;
 		}
@@ -349,20 +353,21 @@ job_json_params_get(json_t *o, struct job_benchmark *b, char **cause)
 static int
 job_json_metrics_get(json_t *a, struct job_benchmark *b, char **cause)
 {
-	const char		*name, *unit, *dir, *stat, *label = NULL;
-	struct job_metric	*m;
-	json_error_t		 err;
-	json_t			*item;
-	size_t			 i;
+	const char	  *name, *unit, *dir, *stat, *label = NULL;
+	struct job_metric *m;
+	json_error_t	   err;
+	json_t		  *item;
+	size_t		   i;
 
 	if (!json_is_array(a) || json_array_size(a) == 0)
 		return job_json_fail(cause, "metrics", "expected an array");
 	b->metrics = xcalloc(json_array_size(a), sizeof *b->metrics);
-	json_array_foreach(a, i, item) {
+	json_array_foreach(a, i, item)
+	{
 		if (json_unpack_ex(item, &err, JSON_STRICT,
-		    "{s:s, s:s, s:s, s:s, s?:s}", "name", &name, "unit", &unit,
-		    "direction", &dir, "statistic", &stat, "label", &label)
-		    != 0)
+			"{s:s, s:s, s:s, s:s, s?:s}", "name", &name, "unit",
+			&unit, "direction", &dir, "statistic", &stat, "label",
+			&label) != 0)
 			return job_json_fail(cause, "metric", err.text);
 		m = &b->metrics[b->nmetrics++];
 		m->name = xstrdup(name);
@@ -380,16 +385,17 @@ static int
 job_json_resolved_get(json_t *cmd, json_t *metrics, struct job_benchmark *b,
     char **cause)
 {
-	size_t	argc = 0;
+	size_t argc = 0;
 
 	if (cmd == NULL && metrics == NULL && b->parser == NULL &&
 	    b->parser_args == NULL)
-		return 0;	/* not resolved against a catalog */
+		return 0; /* not resolved against a catalog */
 	if (cmd == NULL || metrics == NULL || b->parser == NULL ||
 	    b->iterations < 1 || b->warmups < 0 || b->timeout_ms < 1)
 		return job_json_fail(cause, b->name, "incomplete benchmark");
 	if (job_json_get_strings(cmd, true, &b->argv, &argc, "command",
-	    cause) == -1 || job_json_metrics_get(metrics, b, cause) == -1)
+		cause) == -1 ||
+	    job_json_metrics_get(metrics, b, cause) == -1)
 		return -1;
 	b->resolved = true;
 	return 0;
@@ -400,51 +406,52 @@ static int
 job_json_setup_get(json_t *in, json_t *sv, struct job_benchmark *b,
     char **cause)
 {
-	const char	*package = NULL, *source = NULL;
-	json_t		*build = NULL, *cmd;
-	json_error_t	 err;
-	size_t		 n = 0;
+	const char  *package = NULL, *source = NULL;
+	json_t	    *build = NULL, *cmd;
+	json_error_t err;
+	size_t	     n = 0;
 
-	if (in != NULL && json_unpack_ex(in, &err, JSON_STRICT,
-	    "{s?s, s?s, s?o}", "package", &package, "source", &source,
-	    "build", &build) != 0)
+	if (in != NULL &&
+	    json_unpack_ex(in, &err, JSON_STRICT, "{s?s, s?s, s?o}", "package",
+		&package, "source", &source, "build", &build) != 0)
 		return job_json_fail(cause, "install", err.text);
 	b->install.package = job_json_dup(package);
 	b->install.source = job_json_dup(source);
-	if (build != NULL && job_json_get_strings(build, true,
-	    &b->install.build, &n, "build", cause) == -1)
+	if (build != NULL &&
+	    job_json_get_strings(build, true, &b->install.build, &n, "build",
+		cause) == -1)
 		return -1;
 	if (sv == NULL)
 		return 0;
-	if (json_unpack_ex(sv, &err, JSON_STRICT, "{s:o, s?i}", "command",
-	    &cmd, "port", &b->server.port) != 0)
+	if (json_unpack_ex(sv, &err, JSON_STRICT, "{s:o, s?i}", "command", &cmd,
+		"port", &b->server.port) != 0)
 		return job_json_fail(cause, "server", err.text);
 	if (b->server.port < 0 || b->server.port > 65535)
 		return job_json_fail(cause, "server", "bad port");
 	n = 0;
-	return job_json_get_strings(cmd, true, &b->server.argv, &n,
-	    "server", cause);
+	return job_json_get_strings(cmd, true, &b->server.argv, &n, "server",
+	    cause);
 }
 
 /* Reads one benchmark. */
 static int
 job_json_benchmark_get(json_t *o, struct job_benchmark *b, char **cause)
 {
-	const char	*name, *parser = NULL, *args = NULL;
-	json_t		*params, *cmd = NULL, *metrics = NULL;
-	json_t		*install = NULL, *server = NULL;
-	json_error_t	 err;
-	json_int_t	 timeout = -1;
-	int		 custom;
+	const char  *name, *parser = NULL, *args = NULL;
+	json_t	    *params, *cmd = NULL, *metrics = NULL;
+	json_t	    *install = NULL, *server = NULL;
+	json_error_t err;
+	json_int_t   timeout = -1;
+	int	     custom;
 
 	b->iterations = b->warmups = -1;
 	if (json_unpack_ex(o, &err, JSON_STRICT,
-	    "{s:s, s:b, s:o, s?i, s?i, s?I, s?o, s?s, s?s, s?o, s?o, s?o}",
-	    "name", &name, "custom", &custom, "params", &params,
-	    "iterations", &b->iterations, "warmups", &b->warmups,
-	    "timeout_ms", &timeout, "command", &cmd, "parser", &parser,
-	    "parser_args", &args, "metrics", &metrics, "install", &install,
-	    "server", &server) != 0)
+		"{s:s, s:b, s:o, s?i, s?i, s?I, s?o, s?s, s?s, s?o, s?o, s?o}",
+		"name", &name, "custom", &custom, "params", &params,
+		"iterations", &b->iterations, "warmups", &b->warmups,
+		"timeout_ms", &timeout, "command", &cmd, "parser", &parser,
+		"parser_args", &args, "metrics", &metrics, "install", &install,
+		"server", &server) != 0)
 		return job_json_fail(cause, "benchmark", err.text);
 	b->name = xstrdup(name);
 	b->custom = custom;
@@ -462,24 +469,24 @@ static int
 job_json_lists_get(json_t *kernels, json_t *benches, struct job *job,
     char **cause)
 {
-	json_t	*item;
-	size_t	 i;
+	json_t *item;
+	size_t	i;
 
 	if (!json_is_array(kernels) || json_array_size(kernels) == 0 ||
 	    !json_is_array(benches) || json_array_size(benches) == 0)
-		return job_json_fail(cause, "job", "expected kernels and "
+		return job_json_fail(cause, "job",
+		    "expected kernels and "
 		    "benchmarks arrays");
 	job->kernels = xcalloc(json_array_size(kernels), sizeof *job->kernels);
-	json_array_foreach(kernels, i, item)
-		if (job_json_kernel_get(item, &job->kernels[job->nkernels++],
-		    cause) == -1)
-			return -1;
-	job->benchmarks = xcalloc(json_array_size(benches),
-	    sizeof *job->benchmarks);
-	json_array_foreach(benches, i, item)
-		if (job_json_benchmark_get(item,
-		    &job->benchmarks[job->nbenchmarks++], cause) == -1)
-			return -1;
+	json_array_foreach(kernels, i,
+	    item) if (job_json_kernel_get(item, &job->kernels[job->nkernels++],
+			  cause) == -1) return -1;
+	job->benchmarks =
+	    xcalloc(json_array_size(benches), sizeof *job->benchmarks);
+	json_array_foreach(benches, i,
+	    item) if (job_json_benchmark_get(item,
+			  &job->benchmarks[job->nbenchmarks++],
+			  cause) == -1) return -1;
 	return 0;
 }
 
@@ -487,32 +494,34 @@ job_json_lists_get(json_t *kernels, json_t *benches, struct job *job,
 static int
 job_json_root_get(json_t *o, struct job *job, char **cause)
 {
-	const char	*name, *desc = NULL, *order, *cmdline = NULL;
-	json_t		*machines, *kernels, *benches;
-	json_error_t	 err;
-	json_int_t	 seed;
-	int		 format, i;
+	const char  *name, *desc = NULL, *order, *cmdline = NULL;
+	json_t	    *machines, *kernels, *benches;
+	json_error_t err;
+	json_int_t   seed;
+	int	     format, i;
 
-	if (json_unpack_ex(o, &err, JSON_STRICT, "{s:i, s:s, s?s, s:o, s:o, "
-	    "s?s, s:i, s:s, s:I, s:o}", "format", &format, "name", &name,
-	    "description", &desc, "machines", &machines, "kernels", &kernels,
-	    "cmdline", &cmdline, "rounds", &job->rounds, "order", &order,
-	    "seed", &seed, "benchmarks", &benches) != 0)
+	if (json_unpack_ex(o, &err, JSON_STRICT,
+		"{s:i, s:s, s?s, s:o, s:o, "
+		"s?s, s:i, s:s, s:I, s:o}",
+		"format", &format, "name", &name, "description", &desc,
+		"machines", &machines, "kernels", &kernels, "cmdline", &cmdline,
+		"rounds", &job->rounds, "order", &order, "seed", &seed,
+		"benchmarks", &benches) != 0)
 		return job_json_fail(cause, "job", err.text);
 	if (format != JOB_JSON_FORMAT)
 		return job_json_fail(cause, "format", "unsupported version");
 	for (i = JOB_ORDER_ALTERNATE; i <= JOB_ORDER_RANDOM; i++)
 		if (strcmp(job_order_name(i), order) == 0)
 			job->order = (enum job_order)i;
-	if (strcmp(job_order_name(job->order), order) != 0 ||
-	    job->rounds < 1 || seed < 0 || seed > UINT32_MAX)
+	if (strcmp(job_order_name(job->order), order) != 0 || job->rounds < 1 ||
+	    seed < 0 || seed > UINT32_MAX)
 		return job_json_fail(cause, "job", "bad order, rounds or seed");
 	job->seed = (uint32_t)seed;
 	job->name = xstrdup(name);
 	job->description = job_json_dup(desc);
 	job->cmdline = job_json_dup(cmdline);
 	if (job_json_get_strings(machines, true, &job->machines,
-	    &job->nmachines, "machines", cause) == -1)
+		&job->nmachines, "machines", cause) == -1)
 		return -1;
 	return job_json_lists_get(kernels, benches, job, cause);
 }
@@ -521,14 +530,13 @@ job_json_root_get(json_t *o, struct job *job, char **cause)
 struct job *
 job_from_json(const char *text, char **cause)
 {
-	struct job	*job = NULL;
-	json_error_t	 err;
-	json_t		*o;
+	struct job  *job = NULL;
+	json_error_t err;
+	json_t	    *o;
 
 	*cause = NULL;
 	if ((o = json_loads(text, JSON_REJECT_DUPLICATES, &err)) == NULL) {
-		*cause = xasprintf("job json: line %d: %s", err.line,
-		    err.text);
+		*cause = xasprintf("job json: line %d: %s", err.line, err.text);
 		return NULL;
 	}
 	job = xcalloc(1, sizeof *job);
@@ -544,20 +552,21 @@ job_from_json(const char *text, char **cause)
 static bool
 job_print_plain(const char *s)
 {
-	static const char	*special[] = { "true", "false", "yes", "no",
-	    "on", "off", "null", "~", "y", "n", NULL };
-	size_t			 i, len = strlen(s);
+	static const char *special[] = { "true", "false", "yes", "no", "on",
+		"off", "null", "~", "y", "n", NULL };
+	size_t		   i, len = strlen(s);
 
-	if (len == 0 || s[len - 1] == ' ' || (s[0] == '-' && (len == 1 ||
-	    s[1] == ' ')))
+	if (len == 0 || s[len - 1] == ' ' ||
+	    (s[0] == '-' && (len == 1 || s[1] == ' ')))
 		return false;
 	if (strchr("/._-0123456789", s[0]) == NULL &&
 	    !((s[0] >= 'a' && s[0] <= 'z') || (s[0] >= 'A' && s[0] <= 'Z')))
 		return false;
 	for (i = 0; i < len; i++)
 		if (strchr("/._-+=@%^()<>", s[i]) == NULL && s[i] != ' ' &&
-		    !((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= 'A' &&
-		    s[i] <= 'Z') || (s[i] >= '0' && s[i] <= '9')))
+		    !((s[i] >= 'a' && s[i] <= 'z') ||
+			(s[i] >= 'A' && s[i] <= 'Z') ||
+			(s[i] >= '0' && s[i] <= '9')))
 			return false;
 	for (i = 0; special[i] != NULL; i++)
 		if (strcasecmp(s, special[i]) == 0)
@@ -569,7 +578,7 @@ job_print_plain(const char *s)
 static void
 job_print_scalar(FILE *f, const char *s)
 {
-	const unsigned char	*p;
+	const unsigned char *p;
 
 	if (job_print_plain(s)) {
 		fputs(s, f);
@@ -606,7 +615,7 @@ job_print_kv(FILE *f, const char *indent, const char *key, const char *value)
 static void
 job_print_list(FILE *f, char **v, size_t n)
 {
-	size_t	i;
+	size_t i;
 
 	fputc('[', f);
 	for (i = 0; i < n; i++) {
@@ -621,7 +630,7 @@ job_print_list(FILE *f, char **v, size_t n)
 static void
 job_print_ints(FILE *f, const int *v, size_t n)
 {
-	size_t	i;
+	size_t i;
 
 	fputs("    patches: [", f);
 	for (i = 0; i < n; i++)
@@ -676,7 +685,7 @@ job_print_kernel(FILE *f, const struct job_kernel *k)
 static void
 job_print_setup(FILE *f, const char *indent, const struct job_benchmark *b)
 {
-	size_t	n;
+	size_t n;
 
 	if (b->install.package != NULL || b->install.source != NULL) {
 		fprintf(f, "%sinstall: {", indent);
@@ -687,8 +696,9 @@ job_print_setup(FILE *f, const char *indent, const struct job_benchmark *b)
 			fputs("source: ", f);
 			job_print_scalar(f, b->install.source);
 		}
-		for (n = 0; b->install.build != NULL &&
-		    b->install.build[n] != NULL; n++)
+		for (n = 0;
+		     b->install.build != NULL && b->install.build[n] != NULL;
+		     n++)
 			;
 		if (n > 0) {
 			fputs(", build: ", f);
@@ -711,8 +721,8 @@ job_print_setup(FILE *f, const char *indent, const struct job_benchmark *b)
 static void
 job_print_resolved(FILE *f, const char *indent, const struct job_benchmark *b)
 {
-	size_t	i, argc;
-	char	*sub;
+	size_t i, argc;
+	char  *sub;
 
 	for (argc = 0; b->argv[argc] != NULL; argc++)
 		;
@@ -744,7 +754,7 @@ job_print_resolved(FILE *f, const char *indent, const struct job_benchmark *b)
 static void
 job_print_benchmark(FILE *f, const struct job_benchmark *b)
 {
-	size_t	i;
+	size_t i;
 
 	fputs("  - name: ", f);
 	job_print_scalar(f, b->name);
@@ -777,7 +787,7 @@ job_print_benchmark(FILE *f, const struct job_benchmark *b)
 void
 job_print(FILE *f, const struct job *job)
 {
-	size_t	i;
+	size_t i;
 
 	job_print_kv(f, "", "name", job->name);
 	job_print_kv(f, "", "description", job->description);

@@ -19,11 +19,11 @@
 #include "kernels/kernels.h"
 #include "kernels/series.h"
 
-#define JOB_MAX_PATCHES	10000
+#define JOB_MAX_PATCHES 10000
 
-static const char *job_kernel_keys[] = { "name", "image", "initrd",
-	"cmdline", "git", "base", "series", "patches", "variants", "config",
-	"fragments", "arch", "cross_compile", NULL };
+static const char *job_kernel_keys[] = { "name", "image", "initrd", "cmdline",
+	"git", "base", "series", "patches", "variants", "config", "fragments",
+	"arch", "cross_compile", NULL };
 static const char *job_kernel_arches[] = { "x86_64", "arm64", NULL };
 
 /* Frees the contents of a kernel. */
@@ -100,8 +100,8 @@ job_kernel_dir(const struct job_ctx *ctx)
 		free(copy);
 		copy = xstrdup(real);
 	}
-	dir = *copy == '/' ? xstrdup(dirname(copy)) :
-	    xasprintf("%s/%s", cwd, dirname(copy));
+	dir = *copy == '/' ? xstrdup(dirname(copy))
+			   : xasprintf("%s/%s", cwd, dirname(copy));
 	free(copy);
 	return dir;
 }
@@ -125,9 +125,9 @@ job_kernel_path(const struct job_ctx *ctx, char *path)
 static bool
 job_kernel_config_target(const struct job_ctx *ctx, const char *config)
 {
-	char *path;
+	char  *path;
 	size_t len = strlen(config);
-	bool target;
+	bool   target;
 
 	if (strchr(config, '/') != NULL || len <= 6 ||
 	    strcmp(config + len - 6, "config") != 0)
@@ -140,12 +140,11 @@ job_kernel_config_target(const struct job_ctx *ctx, const char *config)
 
 /* Reads "fragments": a list of config fragment files. */
 static void
-job_kernel_fragments(struct job_ctx *ctx, yaml_node_t *n,
-    struct job_kernel *k)
+job_kernel_fragments(struct job_ctx *ctx, yaml_node_t *n, struct job_kernel *k)
 {
 	yaml_node_t *seq, *key, *item;
-	const char *s;
-	size_t i;
+	const char  *s;
+	size_t	     i;
 
 	if ((seq = job_get_seq(ctx, n, "fragments", false, &key)) == NULL)
 		return;
@@ -153,12 +152,14 @@ job_kernel_fragments(struct job_ctx *ctx, yaml_node_t *n,
 	for (i = 0; i < job_seq_len(seq); i++) {
 		item = job_seq_item(ctx, seq, i);
 		if ((s = job_text(item)) == NULL || *s == '\0') {
-			job_err(ctx, item, "kernel \"%s\": a fragment must be "
-			    "a file name", k->name);
+			job_err(ctx, item,
+			    "kernel \"%s\": a fragment must be "
+			    "a file name",
+			    k->name);
 			continue;
 		}
-		k->fragments[k->nfragments++] = job_kernel_path(ctx,
-		    xstrdup(s));
+		k->fragments[k->nfragments++] =
+		    job_kernel_path(ctx, xstrdup(s));
 	}
 }
 
@@ -167,8 +168,10 @@ static void
 job_kernel_kind(struct job_ctx *ctx, yaml_node_t *n, struct job_kernel *k)
 {
 	if (k->image != NULL && k->git != NULL)
-		job_err(ctx, n, "kernel \"%s\": \"image\" and \"git\" are "
-		    "exclusive", k->name);
+		job_err(ctx, n,
+		    "kernel \"%s\": \"image\" and \"git\" are "
+		    "exclusive",
+		    k->name);
 	else if (k->image == NULL && k->git == NULL)
 		job_err(ctx, n, "kernel \"%s\": needs \"image\" or \"git\"",
 		    k->name);
@@ -179,15 +182,20 @@ job_kernel_kind(struct job_ctx *ctx, yaml_node_t *n, struct job_kernel *k)
 	if (k->git != NULL && k->base == NULL)
 		job_err(ctx, n, "kernel \"%s\": \"git\" needs \"base\"",
 		    k->name);
-	if (k->git == NULL && (k->base != NULL || k->series != NULL ||
-	    k->config != NULL || k->nfragments > 0 || k->arch != NULL ||
-	    k->cross_compile != NULL))
-		job_err(ctx, n, "kernel \"%s\": \"base\", \"series\", "
+	if (k->git == NULL &&
+	    (k->base != NULL || k->series != NULL || k->config != NULL ||
+		k->nfragments > 0 || k->arch != NULL ||
+		k->cross_compile != NULL))
+		job_err(ctx, n,
+		    "kernel \"%s\": \"base\", \"series\", "
 		    "\"config\", \"fragments\", \"arch\" and \"cross_compile\" "
-		    "need \"git\"", k->name);
+		    "need \"git\"",
+		    k->name);
 	if (k->arch != NULL && job_lookup(job_kernel_arches, k->arch) == -1)
-		job_err(ctx, n, "kernel \"%s\": arch \"%s\" is not supported "
-		    "(x86_64, arm64)", k->name, k->arch);
+		job_err(ctx, n,
+		    "kernel \"%s\": arch \"%s\" is not supported "
+		    "(x86_64, arm64)",
+		    k->name, k->arch);
 }
 
 /* Returns how many patches the series has; -1 after an error. */
@@ -196,14 +204,16 @@ job_kernel_series_len(struct job_ctx *ctx, yaml_node_t *n,
     const struct job_kernel *k)
 {
 	struct series *s;
-	char *cause = NULL;
-	long len;
+	char	      *cause = NULL;
+	long	       len;
 
 	if (k->series == NULL)
 		return 0;
 	if ((s = series_load(k->series, &cause)) == NULL) {
-		job_err(ctx, job_map_get(ctx, n, "series", NULL), "kernel "
-		    "\"%s\": %s", k->name, cause);
+		job_err(ctx, job_map_get(ctx, n, "series", NULL),
+		    "kernel "
+		    "\"%s\": %s",
+		    k->name, cause);
 		free(cause);
 		return -1;
 	}
@@ -218,18 +228,24 @@ job_kernel_patch_number(struct job_ctx *ctx, yaml_node_t *item,
     const struct job_kernel *k, long total, long prev, long *out)
 {
 	if (job_read_int(job_text(item), 1, JOB_MAX_PATCHES, out) == -1) {
-		job_err(ctx, item, "kernel \"%s\": a patch number must be an "
-		    "integer from 1", k->name);
+		job_err(ctx, item,
+		    "kernel \"%s\": a patch number must be an "
+		    "integer from 1",
+		    k->name);
 		return -1;
 	}
 	if (*out > total) {
-		job_err(ctx, item, "kernel \"%s\": patch %ld, but the series "
-		    "has %ld", k->name, *out, total);
+		job_err(ctx, item,
+		    "kernel \"%s\": patch %ld, but the series "
+		    "has %ld",
+		    k->name, *out, total);
 		return -1;
 	}
 	if (*out <= prev) {
-		job_err(ctx, item, "kernel \"%s\": patch numbers must be "
-		    "ascending and unique", k->name);
+		job_err(ctx, item,
+		    "kernel \"%s\": patch numbers must be "
+		    "ascending and unique",
+		    k->name);
 		return -1;
 	}
 	return 0;
@@ -249,10 +265,13 @@ job_kernel_patch_list(struct job_ctx *ctx, yaml_node_t *v,
 	*patches = NULL;
 	if (v->type == YAML_SCALAR_NODE) {
 		if (job_read_int(job_text(v), 0, JOB_MAX_PATCHES, &count) ==
-		    -1 || count > total) {
-			job_err(ctx, v, "kernel \"%s\": patches must be a "
+			-1 ||
+		    count > total) {
+			job_err(ctx, v,
+			    "kernel \"%s\": patches must be a "
 			    "count (at most the series' length) or a list of "
-			    "patch numbers", k->name);
+			    "patch numbers",
+			    k->name);
 			return -1;
 		}
 		*patches = xcalloc((size_t)count + 1, sizeof **patches);
@@ -261,14 +280,17 @@ job_kernel_patch_list(struct job_ctx *ctx, yaml_node_t *v,
 		return 0;
 	}
 	if (v->type != YAML_SEQUENCE_NODE) {
-		job_err(ctx, v, "kernel \"%s\": a patch list must be a count "
-		    "or a list of patch numbers", k->name);
+		job_err(ctx, v,
+		    "kernel \"%s\": a patch list must be a count "
+		    "or a list of patch numbers",
+		    k->name);
 		return -1;
 	}
 	*patches = xcalloc(job_seq_len(v) + 1, sizeof **patches);
 	for (i = 0; i < (long)job_seq_len(v); i++) {
-		if (job_kernel_patch_number(ctx, job_seq_item(ctx, v,
-		    (size_t)i), k, total, prev, &num) == -1)
+		if (job_kernel_patch_number(ctx,
+			job_seq_item(ctx, v, (size_t)i), k, total, prev,
+			&num) == -1)
 			return -1;
 		(*patches)[(*n)++] = (int)(prev = num);
 	}
@@ -281,14 +303,16 @@ job_kernel_patches(struct job_ctx *ctx, yaml_node_t *n, struct job_kernel *k,
     long total)
 {
 	yaml_node_t *v, *key;
-	long i;
+	long	     i;
 
 	if ((v = job_map_get(ctx, n, "patches", &key)) != NULL) {
 		if (k->series == NULL)
-			job_err(ctx, key, "kernel \"%s\": \"patches\" needs "
-			    "\"series\"", k->name);
+			job_err(ctx, key,
+			    "kernel \"%s\": \"patches\" needs "
+			    "\"series\"",
+			    k->name);
 		else if (job_kernel_patch_list(ctx, v, k, total, &k->patches,
-		    &k->npatches) == -1) {
+			     &k->npatches) == -1) {
 			free(k->patches);
 			k->patches = NULL;
 			k->npatches = 0;
@@ -304,22 +328,22 @@ job_kernel_patches(struct job_ctx *ctx, yaml_node_t *n, struct job_kernel *k,
 static void
 job_kernel_strings(struct job_ctx *ctx, yaml_node_t *n, struct job_kernel *k)
 {
-	k->image = job_kernel_path(ctx, job_get_string(ctx, n, "image", false,
-	    "kernel"));
-	k->initrd = job_kernel_path(ctx, job_get_string(ctx, n, "initrd",
-	    false, "kernel"));
+	k->image = job_kernel_path(ctx,
+	    job_get_string(ctx, n, "image", false, "kernel"));
+	k->initrd = job_kernel_path(ctx,
+	    job_get_string(ctx, n, "initrd", false, "kernel"));
 	k->cmdline = job_get_string(ctx, n, "cmdline", false, "kernel");
-	k->git = job_kernel_path(ctx, job_get_string(ctx, n, "git", false,
-	    "kernel"));
+	k->git = job_kernel_path(ctx,
+	    job_get_string(ctx, n, "git", false, "kernel"));
 	k->base = job_get_string(ctx, n, "base", false, "kernel");
-	k->series = job_kernel_path(ctx, job_get_string(ctx, n, "series",
-	    false, "kernel"));
+	k->series = job_kernel_path(ctx,
+	    job_get_string(ctx, n, "series", false, "kernel"));
 	k->config = job_get_string(ctx, n, "config", false, "kernel");
 	if (k->config != NULL && !job_kernel_config_target(ctx, k->config))
 		k->config = job_kernel_path(ctx, k->config);
 	k->arch = job_get_string(ctx, n, "arch", false, "kernel");
-	k->cross_compile = job_get_string(ctx, n, "cross_compile", false,
-	    "kernel");
+	k->cross_compile =
+	    job_get_string(ctx, n, "cross_compile", false, "kernel");
 }
 
 /* Adds a parsed kernel to the job unless its name is taken. */
@@ -343,7 +367,7 @@ job_kernel_variant(struct job_ctx *ctx, yaml_node_t *n, struct job *job,
     const struct job_kernel *tpl, bool named, int *patches, size_t npatches)
 {
 	struct job_kernel k;
-	char *name = kernels_variant_name(patches, npatches);
+	char		 *name = kernels_variant_name(patches, npatches);
 
 	job_kernel_copy(&k, tpl);
 	free(k.patches);
@@ -361,9 +385,9 @@ job_kernel_variants(struct job_ctx *ctx, yaml_node_t *n, yaml_node_t *v,
     struct job *job, const struct job_kernel *tpl, long total, bool named)
 {
 	const char *s = job_text(v);
-	int *patches;
-	size_t np, i;
-	long j;
+	int	   *patches;
+	size_t	    np, i;
+	long	    j;
 
 	if (s != NULL && strcmp(s, "cumulative") == 0) {
 		for (j = 0; j <= total; j++) {
@@ -376,13 +400,15 @@ job_kernel_variants(struct job_ctx *ctx, yaml_node_t *n, yaml_node_t *v,
 		return;
 	}
 	if (v->type != YAML_SEQUENCE_NODE || job_seq_len(v) == 0) {
-		job_err(ctx, v, "kernel \"%s\": \"variants\" must be "
-		    "\"cumulative\" or a list of patch lists", tpl->name);
+		job_err(ctx, v,
+		    "kernel \"%s\": \"variants\" must be "
+		    "\"cumulative\" or a list of patch lists",
+		    tpl->name);
 		return;
 	}
 	for (i = 0; i < job_seq_len(v); i++) {
 		if (job_kernel_patch_list(ctx, job_seq_item(ctx, v, i), tpl,
-		    total, &patches, &np) == 0)
+			total, &patches, &np) == 0)
 			job_kernel_variant(ctx, n, job, tpl, named, patches,
 			    np);
 		else
@@ -414,9 +440,9 @@ static void
 job_kernel_parse_map(struct job_ctx *ctx, yaml_node_t *n, struct job *job)
 {
 	struct job_kernel k = { 0 };
-	yaml_node_t *variants, *key;
-	long total;
-	bool named;
+	yaml_node_t	 *variants, *key;
+	long		  total;
+	bool		  named;
 
 	if (job_map_check(ctx, n, "kernel", job_kernel_keys) == -1)
 		return;
@@ -426,7 +452,8 @@ job_kernel_parse_map(struct job_ctx *ctx, yaml_node_t *n, struct job *job)
 	if (!named)
 		k.name = job_kernel_unnamed(ctx, n, variants != NULL);
 	else if (strcmp(k.name, JOB_KERNEL_RUNNING_NAME) == 0)
-		job_err(ctx, n, "kernel name \"running\" is reserved for the "
+		job_err(ctx, n,
+		    "kernel name \"running\" is reserved for the "
 		    "running kernel");
 	job_kernel_strings(ctx, n, &k);
 	job_kernel_fragments(ctx, n, &k);
@@ -436,9 +463,9 @@ job_kernel_parse_map(struct job_ctx *ctx, yaml_node_t *n, struct job *job)
 	 * it is there: a job may name a series to be fetched later.
 	 */
 	total = JOB_MAX_PATCHES;
-	if (k.kind == JOB_KERNEL_BUILD && (variants != NULL ||
-	    job_map_get(ctx, n, "patches", NULL) == NULL ||
-	    (k.series != NULL && access(k.series, F_OK) == 0)))
+	if (k.kind == JOB_KERNEL_BUILD &&
+	    (variants != NULL || job_map_get(ctx, n, "patches", NULL) == NULL ||
+		(k.series != NULL && access(k.series, F_OK) == 0)))
 		total = job_kernel_series_len(ctx, n, &k);
 	if (total != -1 && k.kind == JOB_KERNEL_BUILD)
 		job_kernel_patches(ctx, n, &k, total);
@@ -446,8 +473,10 @@ job_kernel_parse_map(struct job_ctx *ctx, yaml_node_t *n, struct job *job)
 		job_err(ctx, key, "kernel \"%s\": \"variants\" needs \"git\"",
 		    k.name);
 	else if (variants != NULL && job_map_get(ctx, n, "patches", NULL))
-		job_err(ctx, key, "kernel \"%s\": \"variants\" and "
-		    "\"patches\" are exclusive", k.name);
+		job_err(ctx, key,
+		    "kernel \"%s\": \"variants\" and "
+		    "\"patches\" are exclusive",
+		    k.name);
 	else if (variants != NULL && total != -1)
 		job_kernel_variants(ctx, n, variants, job, &k, total, named);
 	if (variants == NULL) {
@@ -462,15 +491,17 @@ static void
 job_kernel_parse(struct job_ctx *ctx, yaml_node_t *n, struct job *job)
 {
 	struct job_kernel k = { 0 };
-	const char *s;
+	const char	 *s;
 
 	if ((s = job_text(n)) == NULL) {
 		job_kernel_parse_map(ctx, n, job);
 		return;
 	}
 	if (strcmp(s, JOB_KERNEL_RUNNING_NAME) != 0) {
-		job_err(ctx, n, "kernel \"%s\": must be \"running\" or a "
-		    "mapping", s);
+		job_err(ctx, n,
+		    "kernel \"%s\": must be \"running\" or a "
+		    "mapping",
+		    s);
 		return;
 	}
 	k.name = xstrdup(JOB_KERNEL_RUNNING_NAME);
@@ -482,8 +513,8 @@ void
 job_read_kernels(struct job_ctx *ctx, yaml_node_t *root, struct job *job)
 {
 	struct job_kernel k = { 0 };
-	yaml_node_t *key, *seq;
-	size_t i;
+	yaml_node_t	 *key, *seq;
+	size_t		  i;
 
 	if ((seq = job_get_seq(ctx, root, "kernels", false, &key)) == NULL) {
 		if (job_map_get(ctx, root, "kernels", NULL) != NULL)

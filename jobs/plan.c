@@ -15,7 +15,7 @@
 static uint64_t
 plan_random_next(uint64_t *state)
 {
-	uint64_t	z;
+	uint64_t z;
 
 	*state += 0x9e3779b97f4a7c15ULL;
 	z = *state;
@@ -28,8 +28,8 @@ plan_random_next(uint64_t *state)
 void
 plan_round_order(const struct job *job, int round, size_t *order)
 {
-	uint64_t	state;
-	size_t		i, j, tmp, n = job->nkernels;
+	uint64_t state;
+	size_t	 i, j, tmp, n = job->nkernels;
 
 	for (i = 0; i < n; i++)
 		order[i] = i;
@@ -51,7 +51,7 @@ plan_round_order(const struct job *job, int round, size_t *order)
 static size_t
 plan_combinations(const struct job_benchmark *b)
 {
-	size_t	i, n = 1;
+	size_t i, n = 1;
 
 	for (i = 0; i < b->nparams; i++)
 		n *= b->params[i].nvalues;
@@ -62,7 +62,7 @@ plan_combinations(const struct job_benchmark *b)
 size_t
 plan_count_per_machine(const struct job *job)
 {
-	size_t	i, n = 0;
+	size_t i, n = 0;
 
 	for (i = 0; i < job->nbenchmarks; i++)
 		n += plan_combinations(&job->benchmarks[i]);
@@ -73,7 +73,7 @@ plan_count_per_machine(const struct job *job)
 void
 plan_argv_free(char **argv)
 {
-	size_t	i;
+	size_t i;
 
 	for (i = 0; argv != NULL && argv[i] != NULL; i++)
 		free(argv[i]);
@@ -92,10 +92,10 @@ plan_append(char **out, size_t *len, const char *s, size_t n)
 
 /* Returns the index of the parameter called name (len bytes), or -1. */
 static long
-plan_key_index(const char *name, size_t len, const char * const *keys,
+plan_key_index(const char *name, size_t len, const char *const *keys,
     size_t nparams)
 {
-	size_t	i;
+	size_t i;
 
 	for (i = 0; i < nparams; i++)
 		if (strlen(keys[i]) == len && strncmp(keys[i], name, len) == 0)
@@ -107,31 +107,33 @@ plan_key_index(const char *name, size_t len, const char * const *keys,
 static size_t
 plan_placeholder(const char *t)
 {
-	const char	*close = strchr(t, '}');
-	size_t		 len;
+	const char *close = strchr(t, '}');
+	size_t	    len;
 
 	if (close == NULL)
 		return 0;
 	len = close - t - 1;
-	if (len == 0 || strspn(t + 1, "abcdefghijklmnopqrstuvwxyz"
-	    "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") != len)
+	if (len == 0 ||
+	    strspn(t + 1,
+		"abcdefghijklmnopqrstuvwxyz"
+		"ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") != len)
 		return 0;
 	return len;
 }
 
 /* Expands (or with values NULL, checks) one template argument. */
 int
-plan_expand_arg(const char *t, const char * const *keys,
-    const char * const *values, size_t nparams, bool *used, char **out,
+plan_expand_arg(const char *t, const char *const *keys,
+    const char *const *values, size_t nparams, bool *used, char **out,
     char **cause)
 {
-	char	*buf = xstrdup("");
-	size_t	 len = 0, n;
-	long	 i;
+	char  *buf = xstrdup("");
+	size_t len = 0, n;
+	long   i;
 
 	while (*t != '\0') {
-		if ((t[0] == '{' && t[1] == '{') || (t[0] == '}' &&
-		    t[1] == '}')) {
+		if ((t[0] == '{' && t[1] == '{') ||
+		    (t[0] == '}' && t[1] == '}')) {
 			plan_append(&buf, &len, t, 1);
 			t += 2;
 			continue;
@@ -142,12 +144,14 @@ plan_expand_arg(const char *t, const char * const *keys,
 		}
 		if (*t == '}' || (n = plan_placeholder(t)) == 0) {
 			*cause = xasprintf("lone \"%c\" (write \"%c%c\" for a "
-			    "brace)", *t, *t, *t);
+					   "brace)",
+			    *t, *t, *t);
 			goto fail;
 		}
 		if ((i = plan_key_index(t + 1, n, keys, nparams)) == -1) {
 			*cause = xasprintf("placeholder \"%.*s\" is not a "
-			    "parameter", (int)n + 2, t);
+					   "parameter",
+			    (int)n + 2, t);
 			goto fail;
 		}
 		if (used != NULL)
@@ -168,18 +172,18 @@ fail:
 
 /* Replaces each {key} in the template with its value from params. */
 char **
-plan_expand_argv(char * const *tmpl, const char * const *keys,
-    const char * const *values, size_t nparams, char **cause)
+plan_expand_argv(char *const *tmpl, const char *const *keys,
+    const char *const *values, size_t nparams, char **cause)
 {
-	char	**argv;
-	size_t	  n, i;
+	char **argv;
+	size_t n, i;
 
 	for (n = 0; tmpl[n] != NULL; n++)
 		;
 	argv = xcalloc(n + 1, sizeof *argv);
 	for (i = 0; i < n; i++)
 		if (plan_expand_arg(tmpl[i], keys, values, nparams, NULL,
-		    &argv[i], cause) == -1) {
+			&argv[i], cause) == -1) {
 			plan_argv_free(argv);
 			return NULL;
 		}
@@ -190,8 +194,8 @@ plan_expand_argv(char * const *tmpl, const char * const *keys,
 static char *
 plan_params_text(const struct job_benchmark *b, const char **values)
 {
-	char	*out = xstrdup(""), *next;
-	size_t	 i;
+	char  *out = xstrdup(""), *next;
+	size_t i;
 
 	for (i = 0; i < b->nparams; i++) {
 		next = xasprintf("%s%s%s=%s", out, i ? "," : "",
@@ -207,7 +211,7 @@ static void
 plan_combination(const struct job_benchmark *b, size_t c, const char **keys,
     const char **values)
 {
-	size_t	i;
+	size_t i;
 
 	for (i = b->nparams; i-- > 0;) {
 		keys[i] = b->params[i].key;
@@ -221,14 +225,13 @@ static int
 plan_fill_run(const struct job_benchmark *b, size_t c, struct plan_run *run,
     char **cause)
 {
-	const char	**keys, **values;
-	int		  rc = -1;
+	const char **keys, **values;
+	int	     rc = -1;
 
 	keys = xcalloc(b->nparams + 1, sizeof *keys);
 	values = xcalloc(b->nparams + 1, sizeof *values);
 	plan_combination(b, c, keys, values);
-	run->argv = plan_expand_argv(b->argv, keys, values, b->nparams,
-	    cause);
+	run->argv = plan_expand_argv(b->argv, keys, values, b->nparams, cause);
 	if (run->argv == NULL)
 		goto out;
 	run->benchmark = xstrdup(b->name);
@@ -250,10 +253,10 @@ static int
 plan_add_round(const struct job *job, size_t m, int r, size_t *order,
     struct plan *plan, char **cause)
 {
-	const struct job_benchmark	*b;
-	struct plan_run			*run;
-	size_t				 k, i, c;
-	int				 position = 0;
+	const struct job_benchmark *b;
+	struct plan_run		   *run;
+	size_t			    k, i, c;
+	int			    position = 0;
 
 	plan_round_order(job, r, order);
 	for (k = 0; k < job->nkernels; k++)
@@ -265,8 +268,8 @@ plan_add_round(const struct job *job, size_t m, int r, size_t *order,
 					return -1;
 				plan->n++;
 				run->machine = xstrdup(job->machines[m]);
-				run->kernel = xstrdup(
-				    job->kernels[order[k]].name);
+				run->kernel =
+				    xstrdup(job->kernels[order[k]].name);
 				run->round = r;
 				run->position = position++;
 				run->machine_index = m;
@@ -281,12 +284,13 @@ plan_add_round(const struct job *job, size_t m, int r, size_t *order,
 static int
 plan_check(const struct job *job, char **cause)
 {
-	size_t	i;
+	size_t i;
 
 	for (i = 0; i < job->nbenchmarks; i++)
 		if (!job->benchmarks[i].resolved) {
 			*cause = xasprintf("benchmark \"%s\": not resolved "
-			    "against the catalog", job->benchmarks[i].name);
+					   "against the catalog",
+			    job->benchmarks[i].name);
 			return -1;
 		}
 	if (job->nmachines == 0 || job->nkernels == 0 || job->rounds < 1) {
@@ -300,8 +304,8 @@ plan_check(const struct job *job, char **cause)
 int
 plan_build(const struct job *job, struct plan *plan, char **cause)
 {
-	size_t	*order = NULL, m;
-	int	 r, rc = -1;
+	size_t *order = NULL, m;
+	int	r, rc = -1;
 
 	memset(plan, 0, sizeof *plan);
 	if (plan_check(job, cause) == -1)
@@ -325,7 +329,7 @@ out:
 void
 plan_free(struct plan *plan)
 {
-	struct plan_run	*run;
+	struct plan_run *run;
 	size_t		 i;
 
 	if (plan == NULL)

@@ -25,28 +25,28 @@
 struct job;
 
 struct plan_run {
-	char	 *machine;
-	char	 *kernel;	/* kernel name as in the job */
-	char	 *benchmark;
-	char	 *params;	/* canonical: "groups=4,loops=100", keys
-				   sorted; "" without parameters */
-	char	**argv;		/* expanded, NULL-terminated */
-	int	  iterations;
-	int	  warmups;
-	long	  timeout_ms;
-	char	 *parser;
-	char	 *parser_args;	/* NULL if none */
-	int	  round;	/* 0-based */
-	int	  position;	/* 0-based index of the run in its
+	char *machine;
+	char *kernel; /* kernel name as in the job */
+	char *benchmark;
+	char *params; /* canonical: "groups=4,loops=100", keys
+			 sorted; "" without parameters */
+	char **argv;  /* expanded, NULL-terminated */
+	int    iterations;
+	int    warmups;
+	long   timeout_ms;
+	char  *parser;
+	char  *parser_args;	/* NULL if none */
+	int    round;		/* 0-based */
+	int    position;	/* 0-based index of the run in its
 				   (machine, round) */
-	size_t	  machine_index;	/* into job->machines */
-	size_t	  kernel_index;		/* into job->kernels */
-	size_t	  benchmark_index;	/* into job->benchmarks */
+	size_t machine_index;	/* into job->machines */
+	size_t kernel_index;	/* into job->kernels */
+	size_t benchmark_index; /* into job->benchmarks */
 };
 
 /* Owns the runs and every string in them. */
 struct plan {
-	struct plan_run	*runs;
+	struct plan_run *runs;
 	size_t		 n;
 };
 
@@ -55,11 +55,11 @@ struct plan {
  * (caller frees) when a benchmark was not resolved against a catalog or a
  * command names an unknown parameter; plan is empty then.
  */
-int	plan_build(const struct job *, struct plan *, char **cause);
+int plan_build(const struct job *, struct plan *, char **cause);
 /* Returns the number of runs the job expands to, per machine. */
-size_t	plan_count_per_machine(const struct job *);
+size_t plan_count_per_machine(const struct job *);
 /* Fills order[0..nkernels) with the kernel indices of round r. */
-void	plan_round_order(const struct job *, int round, size_t *order);
+void plan_round_order(const struct job *, int round, size_t *order);
 /*
  * Expands one template argument: "{key}" becomes its value, "{{" and "}}"
  * a brace (the catalog's syntax).  With values NULL it only checks.  Marks
@@ -67,18 +67,18 @@ void	plan_round_order(const struct job *, int round, size_t *order);
  * frees; out may be NULL), or -1 with *cause for a lone brace or a
  * placeholder that is not a parameter.
  */
-int	plan_expand_arg(const char *tmpl, const char * const *keys,
-	    const char * const *values, size_t nparams, bool *used, char **out,
-	    char **cause);
+int plan_expand_arg(const char *tmpl, const char *const *keys,
+    const char *const *values, size_t nparams, bool *used, char **out,
+    char **cause);
 /*
  * Replaces each {key} in the template with its value from params (parallel
  * arrays of nparams keys and values).  Returns a NULL-terminated argv
  * (caller frees each string and the array), or NULL with *cause.
  */
-char	**plan_expand_argv(char * const *tmpl, const char * const *keys,
-	    const char * const *values, size_t nparams, char **cause);
-void	plan_argv_free(char **);
+char **plan_expand_argv(char *const *tmpl, const char *const *keys,
+    const char *const *values, size_t nparams, char **cause);
+void   plan_argv_free(char **);
 /* Frees the runs of plan and leaves it empty; NULL is fine. */
-void	plan_free(struct plan *);
+void plan_free(struct plan *);
 
 #endif

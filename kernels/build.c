@@ -21,7 +21,7 @@ void
 build_progress(struct build *b, const char *fmt, ...)
 {
 	va_list ap;
-	char *line;
+	char   *line;
 
 	if (b->cb == NULL)
 		return;
@@ -38,7 +38,7 @@ build_remove(const char *path)
 {
 	char *argv[] = { (char *)"rm", (char *)"-rf", (char *)path, NULL };
 	struct spawn s = { .argv = argv, .log_fd = -1 };
-	char *cause = NULL;
+	char	    *cause = NULL;
 
 	spawn_run(&s, &cause);
 	free(cause);
@@ -62,10 +62,10 @@ build_name_range(FILE *m, int first, int last, int *parts)
 char *
 kernels_variant_name(const int *patches, size_t n)
 {
-	char *text = NULL;
+	char  *text = NULL;
 	size_t size = 0, i, start;
-	int parts = 0;
-	FILE *m;
+	int    parts = 0;
+	FILE  *m;
 
 	if (n == 0)
 		return xstrdup("base");
@@ -103,9 +103,9 @@ kernels_results_free(struct kbuild_result *r, size_t n)
 static int
 build_arch(struct build *b, char **cause)
 {
-	const char *arch = b->spec->arch, *triple, *host = "";
+	const char    *arch = b->spec->arch, *triple, *host = "";
 	struct utsname u;
-	int x86;
+	int	       x86;
 
 	if (uname(&u) == 0)
 		host = strcmp(u.machine, "aarch64") == 0 ? "arm64" : u.machine;
@@ -129,8 +129,8 @@ build_arch(struct build *b, char **cause)
 	b->arch = xstrdup(arch);
 	if (b->spec->cross_compile != NULL)
 		b->cross = xstrdup(b->spec->cross_compile);
-	else if (x86 == (strcmp(host, "x86_64") == 0 ||
-	    strcmp(host, "i686") == 0))
+	else if (x86 ==
+	    (strcmp(host, "x86_64") == 0 || strcmp(host, "i686") == 0))
 		b->cross = xstrdup("");
 	else
 		b->cross = xstrdup(triple);
@@ -145,10 +145,10 @@ build_versions(struct build *b, char **cause)
 	char *cc_argv[] = { gcc, (char *)"--version", NULL };
 	char *rev = xasprintf("%s^{commit}", b->spec->base);
 	char *git_argv[] = { (char *)"git", (char *)"-C", b->repo,
-	    (char *)"rev-parse", (char *)"--verify", (char *)"--quiet", rev,
-	    NULL };
+		(char *)"rev-parse", (char *)"--verify", (char *)"--quiet", rev,
+		NULL };
 	char *why = NULL;
-	int rc = -1;
+	int   rc = -1;
 
 	if ((b->compiler = spawn_line(NULL, cc_argv, &why)) == NULL) {
 		*cause = xasprintf("compiler \"%s\": %s", gcc, why);
@@ -171,10 +171,10 @@ out:
 static char *
 build_read(const char *path, char **cause)
 {
-	char *text = NULL;
+	char  *text = NULL;
 	size_t size = 0;
-	FILE *f, *m;
-	int ch;
+	FILE  *f, *m;
+	int    ch;
 
 	if ((f = fopen(path, "r")) == NULL) {
 		*cause = xasprintf("%s: %s", path, strerror(errno));
@@ -198,8 +198,8 @@ build_read(const char *path, char **cause)
 static void
 build_config_part(struct build *b, char *part)
 {
-	b->configs = xreallocarray(b->configs, b->nconfigs + 1,
-	    sizeof *b->configs);
+	b->configs =
+	    xreallocarray(b->configs, b->nconfigs + 1, sizeof *b->configs);
 	b->configs[b->nconfigs++] = part;
 }
 
@@ -208,18 +208,19 @@ static int
 build_configs(struct build *b, char **cause)
 {
 	const struct kbuild_spec *sp = b->spec;
-	struct kconfig *frag;
-	char *text;
-	size_t i;
+	struct kconfig		 *frag;
+	char			 *text;
+	size_t			  i;
 
 	if (sp->config != NULL) {
 		if ((b->config_text = build_read(sp->config, cause)) == NULL)
 			return -1;
 		build_config_part(b, xasprintf("file\n%s", b->config_text));
 	} else
-		build_config_part(b, xasprintf("target %s",
-		    sp->config_target != NULL ? sp->config_target :
-		    "defconfig"));
+		build_config_part(b,
+		    xasprintf("target %s",
+			sp->config_target != NULL ? sp->config_target
+						  : "defconfig"));
 	b->wanted = xcalloc(1, sizeof *b->wanted);
 	for (i = 0; i < sp->nfragments; i++) {
 		if ((text = build_read(sp->fragments[i], cause)) == NULL)
@@ -240,9 +241,9 @@ static int
 build_setup(struct build *b, char **cause)
 {
 	const struct kbuild_spec *sp = b->spec;
-	const char *env;
-	char path[PATH_MAX];
-	long cpus;
+	const char		 *env;
+	char			  path[PATH_MAX];
+	long			  cpus;
 
 	if (sp->git == NULL || sp->base == NULL) {
 		*cause = xstrdup("kernel build: needs a repository and a base");
@@ -254,8 +255,8 @@ build_setup(struct build *b, char **cause)
 		return -1;
 	}
 	b->repo = xstrdup(path);
-	b->cache_dir = sp->cache_dir != NULL ? xstrdup(sp->cache_dir) :
-	    kernels_cache_dir();
+	b->cache_dir = sp->cache_dir != NULL ? xstrdup(sp->cache_dir)
+					     : kernels_cache_dir();
 	if (sp->work_dir != NULL)
 		b->work_dir = xstrdup(sp->work_dir);
 	else if ((env = getenv("HILAB_KERNEL_WORK")) != NULL && *env != '\0')
@@ -298,14 +299,17 @@ build_check_variant(struct build *b, const struct kbuild_variant *kv,
 	for (i = 0; i < kv->n; i++) {
 		if (kv->patches[i] < 1 || (size_t)kv->patches[i] > total) {
 			*cause = xasprintf("variant %zu: patch %d: the series "
-			    "%s has %zu patches", b->nv + 1, kv->patches[i],
-			    b->spec->series != NULL ? b->spec->series :
-			    "(none)", total);
+					   "%s has %zu patches",
+			    b->nv + 1, kv->patches[i],
+			    b->spec->series != NULL ? b->spec->series
+						    : "(none)",
+			    total);
 			return -1;
 		}
 		if (i > 0 && kv->patches[i] <= kv->patches[i - 1]) {
 			*cause = xasprintf("variant %zu: patch numbers must "
-			    "ascend", b->nv + 1);
+					   "ascend",
+			    b->nv + 1);
 			return -1;
 		}
 	}
@@ -318,7 +322,7 @@ build_expand(struct build *b, char **cause)
 {
 	const struct kbuild_spec *sp = b->spec;
 	size_t i, total = b->series != NULL ? b->series->n : 0;
-	int *all = xcalloc(total + 1, sizeof *all);
+	int   *all = xcalloc(total + 1, sizeof *all);
 
 	for (i = 0; i < total; i++)
 		all[i] = (int)i + 1;
@@ -363,7 +367,7 @@ char *
 build_id(struct build *b, struct build_variant *v, const char *config)
 {
 	struct cache_key k;
-	char *hash;
+	char		*hash;
 
 	build_key(b, v, &k, &config, 1);
 	hash = cache_key_hash(&k);
@@ -377,8 +381,8 @@ static int
 build_lookup(struct build *b, struct build_variant *v)
 {
 	struct cache_key k;
-	json_t *meta = NULL;
-	char *id;
+	json_t		*meta = NULL;
+	char		*id;
 
 	build_key(b, v, &k, (const char **)b->configs, b->nconfigs);
 	v->input_key = cache_key_hash(&k);
@@ -400,7 +404,7 @@ build_lookup(struct build *b, struct build_variant *v)
 static char *
 build_worktree_path(struct build *b)
 {
-	char hash[SERIES_HASH_LEN + 1];
+	char  hash[SERIES_HASH_LEN + 1];
 	char *key = xasprintf("%s\n%s\n%s", b->repo, b->arch, b->cross);
 
 	series_hash(key, strlen(key), hash);
@@ -413,10 +417,10 @@ build_worktree_path(struct build *b)
 static int
 build_open_tree(struct build *b, const int *missing, char **cause)
 {
-	char *dir = build_worktree_path(b);
+	char		     *dir = build_worktree_path(b);
 	struct build_variant *v;
-	size_t i;
-	int rc = -1;
+	size_t		      i;
+	int		      rc = -1;
 
 	build_progress(b, "worktree %s at %.12s", dir, b->base);
 	b->wt = worktree_open(b->repo, dir, b->base, b->spec->tool_output,
@@ -425,8 +429,9 @@ build_open_tree(struct build *b, const int *missing, char **cause)
 		goto out;
 	for (i = 0; i < b->nv; i++) {
 		v = &b->v[i];
-		if (missing[i] && worktree_checkout(b->wt, b->series,
-		    v->patches, v->n, cause) == -1)
+		if (missing[i] &&
+		    worktree_checkout(b->wt, b->series, v->patches, v->n,
+			cause) == -1)
 			goto out;
 	}
 	rc = 0;
@@ -441,7 +446,7 @@ build_missing(struct build *b, char **cause)
 {
 	int *missing = xcalloc(b->nv, sizeof *missing), any = 0, rc = -1;
 	struct build_variant *v;
-	size_t i;
+	size_t		      i;
 
 	for (i = 0; i < b->nv; i++)
 		any |= missing[i] = !build_lookup(b, &b->v[i]);
@@ -456,7 +461,8 @@ build_missing(struct build *b, char **cause)
 		if (!missing[i])
 			continue;
 		if (worktree_checkout(b->wt, b->series, v->patches, v->n,
-		    cause) == -1 || build_variant_make(b, v, cause) == -1)
+			cause) == -1 ||
+		    build_variant_make(b, v, cause) == -1)
 			goto out;
 	}
 	rc = 0;
@@ -498,10 +504,10 @@ int
 kernels_build_series(const struct kbuild_spec *spec, kbuild_progress_cb cb,
     void *arg, struct kbuild_result **variants, size_t *n, char **cause)
 {
-	struct build b = { .spec = spec, .cb = cb, .arg = arg };
+	struct build	      b = { .spec = spec, .cb = cb, .arg = arg };
 	struct kbuild_result *res = NULL;
-	size_t i;
-	int rc = -1;
+	size_t		      i;
+	int		      rc = -1;
 
 	*variants = NULL;
 	*n = 0;

@@ -17,18 +17,18 @@
 #include "kernels/worktree.h"
 
 /* Fixed so that two builds of the same variant make the same image. */
-#define BUILD_TIMESTAMP	"Sat Jan  1 00:00:00 UTC 2000"
-#define BUILD_USER	"hilab"
-#define BUILD_HOST	"hilab"
+#define BUILD_TIMESTAMP	  "Sat Jan  1 00:00:00 UTC 2000"
+#define BUILD_USER	  "hilab"
+#define BUILD_HOST	  "hilab"
 /* At most this many error lines go into the cause of a failed build. */
-#define BUILD_ERROR_LINES	20
+#define BUILD_ERROR_LINES 20
 
 /* One make run: the variables every run shares plus its own arguments. */
 struct build_make {
-	struct build	*b;
-	const char	*build_id;	/* NULL while configuring */
-	int		 log_fd;
-	char		*output;	/* all output of the last run */
+	struct build *b;
+	const char   *build_id; /* NULL while configuring */
+	int	      log_fd;
+	char	     *output; /* all output of the last run */
 };
 
 /* Runs make in the worktree with ARCH, CROSS_COMPILE and the KBUILD_*. */
@@ -36,12 +36,15 @@ static int
 build_make_run(struct build_make *m, const char *const *args, char **cause)
 {
 	struct build *b = m->b;
-	char *argv[32], *env[8];
-	struct spawn s = { .argv = argv, .env = env,
-	    .cb = b->spec->tool_output, .arg = b->arg, .log_fd = m->log_fd,
-	    .output = &m->output };
-	size_t n = 0, e = 0, i;
-	int rc;
+	char	     *argv[32], *env[8];
+	struct spawn  s = { .argv = argv,
+		 .env = env,
+		 .cb = b->spec->tool_output,
+		 .arg = b->arg,
+		 .log_fd = m->log_fd,
+		 .output = &m->output };
+	size_t	      n = 0, e = 0, i;
+	int	      rc;
 
 	argv[n++] = (char *)"make";
 	argv[n++] = xasprintf("-j%d", b->jobs);
@@ -72,10 +75,10 @@ static char *
 build_tail(const char *output)
 {
 	const char *p = output + strlen(output), *nl;
-	int lines = BUILD_ERROR_LINES / 2;
-	char *text = NULL;
-	size_t size = 0;
-	FILE *m;
+	int	    lines = BUILD_ERROR_LINES / 2;
+	char	   *text = NULL;
+	size_t	    size = 0;
+	FILE	   *m;
 
 	while (p > output && (p[-1] == '\n' || p[-1] == ' '))
 		p--;
@@ -96,14 +99,14 @@ static char *
 build_errors(const char *output)
 {
 	const char *p, *nl;
-	char *text = NULL;
-	size_t size = 0, n = 0, len;
-	FILE *m = open_memstream(&text, &size);
+	char	   *text = NULL;
+	size_t	    size = 0, n = 0, len;
+	FILE	   *m = open_memstream(&text, &size);
 
 	if (m == NULL)
 		abort();
 	for (p = output; p != NULL && *p != '\0' && n < BUILD_ERROR_LINES;
-	    p = nl != NULL ? nl + 1 : NULL) {
+	     p = nl != NULL ? nl + 1 : NULL) {
 		nl = strchr(p, '\n');
 		len = nl != NULL ? (size_t)(nl - p) : strlen(p);
 		if (memmem(p, len, "error:", 6) == NULL &&
@@ -127,14 +130,15 @@ build_step(struct build_make *m, struct build_variant *v, const char *what,
     const char *const *args, char **cause)
 {
 	char *errors;
-	int rc;
+	int   rc;
 
 	if ((rc = build_make_run(m, args, cause)) == 0)
 		return 0;
 	if (rc > 0) {
 		errors = build_errors(m->output);
 		*cause = xasprintf("variant \"%s\": %s failed (make exited "
-		    "with %d)%s", v->name, what, rc, errors);
+				   "with %d)%s",
+		    v->name, what, rc, errors);
 		free(errors);
 	}
 	return -1;
@@ -145,7 +149,7 @@ static int
 build_write(const char *path, const char *text, char **cause)
 {
 	size_t len = strlen(text), written;
-	FILE *f;
+	FILE  *f;
 
 	if ((f = fopen(path, "w")) == NULL) {
 		*cause = xasprintf("%s: %s", path, strerror(errno));
@@ -164,15 +168,17 @@ static int
 build_merge_fragments(struct build *b, const char *path, char **cause)
 {
 	struct kconfig *c;
-	size_t changed;
-	char *text;
-	int rc;
+	size_t		changed;
+	char	       *text;
+	int		rc;
 
 	if ((c = kconfig_load(path, cause)) == NULL)
 		return -1;
 	changed = kconfig_merge(c, b->wanted);
-	build_progress(b, "config: %zu fragment settings, %zu override the "
-	    "base config", b->wanted->n, changed);
+	build_progress(b,
+	    "config: %zu fragment settings, %zu override the "
+	    "base config",
+	    b->wanted->n, changed);
 	text = kconfig_format(c);
 	rc = build_write(path, text, cause);
 	free(text);
@@ -185,7 +191,7 @@ static int
 build_check_config(struct build *b, const char *path, char **cause)
 {
 	struct kconfig *c;
-	char *unmet, *line, *next;
+	char	       *unmet, *line, *next;
 
 	if ((c = kconfig_load(path, cause)) == NULL)
 		return -1;
@@ -206,12 +212,13 @@ static int
 build_configure(struct build_make *m, struct build_variant *v, char **cause)
 {
 	struct build *b = m->b;
-	const char *target = b->spec->config_target != NULL ?
-	    b->spec->config_target : "defconfig";
-	const char *gen[] = { target, NULL };
-	const char *old[] = { "olddefconfig", NULL };
-	char *path = xasprintf("%s/.config", b->wt->dir);
-	int rc = -1;
+	const char   *target = b->spec->config_target != NULL
+	      ? b->spec->config_target
+	      : "defconfig";
+	const char   *gen[] = { target, NULL };
+	const char   *old[] = { "olddefconfig", NULL };
+	char	     *path = xasprintf("%s/.config", b->wt->dir);
+	int	      rc = -1;
 
 	if (b->config_text != NULL) {
 		if (build_write(path, b->config_text, cause) == -1)
@@ -244,11 +251,11 @@ build_elapsed(const struct timespec *start)
 static int
 build_copy(const char *from, const char *to, char **cause)
 {
-	char *argv[] = { (char *)"cp", (char *)"--", (char *)from,
-	    (char *)to, NULL };
+	char *argv[] = { (char *)"cp", (char *)"--", (char *)from, (char *)to,
+		NULL };
 	struct spawn s = { .argv = argv, .log_fd = -1 };
-	char *out = NULL;
-	int rc;
+	char	    *out = NULL;
+	int	     rc;
 
 	s.output = &out;
 	if ((rc = spawn_run(&s, cause)) > 0)
@@ -262,9 +269,9 @@ build_copy(const char *from, const char *to, char **cause)
 static json_int_t
 build_size(const char *dir, const char *name)
 {
-	char *path = xasprintf("%s/%s", dir, name);
+	char	   *path = xasprintf("%s/%s", dir, name);
 	struct stat st;
-	int rc = stat(path, &st);
+	int	    rc = stat(path, &st);
 
 	free(path);
 	return rc == 0 ? (json_int_t)st.st_size : -1;
@@ -274,8 +281,8 @@ build_size(const char *dir, const char *name)
 static char *
 build_now(void)
 {
-	char buf[32];
-	time_t t = time(NULL);
+	char	  buf[32];
+	time_t	  t = time(NULL);
 	struct tm tm;
 
 	gmtime_r(&t, &tm);
@@ -288,14 +295,15 @@ static json_t *
 build_meta_patches(struct build *b, struct build_variant *v)
 {
 	const struct series_patch *sp;
-	json_t *arr = json_array();
-	size_t i;
+	json_t			  *arr = json_array();
+	size_t			   i;
 
 	for (i = 0; i < v->n; i++) {
 		sp = &b->series->patches[v->patches[i] - 1];
-		json_array_append_new(arr, json_pack("{s:i, s:s, s:s, s:s}",
-		    "number", sp->number, "subject", sp->subject, "hash",
-		    sp->hash, "file", sp->file));
+		json_array_append_new(arr,
+		    json_pack("{s:i, s:s, s:s, s:s}", "number", sp->number,
+			"subject", sp->subject, "hash", sp->hash, "file",
+			sp->file));
 	}
 	return arr;
 }
@@ -305,10 +313,10 @@ static json_t *
 build_meta_files(struct build *b, const char *dir)
 {
 	const char *names[] = { b->target, "System.map", "config",
-	    "modules.tar.gz", "build.log", NULL };
-	json_t *files = json_object();
-	json_int_t size;
-	size_t i;
+		"modules.tar.gz", "build.log", NULL };
+	json_t	   *files = json_object();
+	json_int_t  size;
+	size_t	    i;
 
 	for (i = 0; names[i] != NULL; i++)
 		if ((size = build_size(dir, names[i])) >= 0)
@@ -319,11 +327,11 @@ build_meta_files(struct build *b, const char *dir)
 
 /* What a finished build records besides the spec. */
 struct build_done {
-	const char	*build_id;
-	const char	*dir;		/* the entry being written */
-	char		 config_hash[SERIES_HASH_LEN + 1];
-	char		*release;
-	double		 seconds;
+	const char *build_id;
+	const char *dir; /* the entry being written */
+	char	    config_hash[SERIES_HASH_LEN + 1];
+	char	   *release;
+	double	    seconds;
 };
 
 /* Writes the entry's meta.json; -1 with *cause. */
@@ -331,23 +339,22 @@ static int
 build_write_meta(struct build *b, struct build_variant *v,
     const struct build_done *d, char **cause)
 {
-	char *path = xasprintf("%s/meta.json", d->dir), *now = build_now();
+	char   *path = xasprintf("%s/meta.json", d->dir), *now = build_now();
 	json_t *meta;
-	int rc = 0;
+	int	rc = 0;
 
 	meta = json_pack("{s:s, s:s, s:s, s:s, s:s?, s:o, s:s, s:s, s:s, "
-	    "s:s, s:s, s:s, s:s, s:o, s:f, s:i, s:s, s:s}",
-	    "name", v->name, "build_id", d->build_id, "git", b->repo,
-	    "base", b->base, "series", b->spec->series,
-	    "patches", build_meta_patches(b, v), "arch", b->arch,
-	    "cross_compile", b->cross, "compiler", b->compiler,
-	    "config_hash", d->config_hash, "release", d->release,
-	    "image", b->target, "input_key", v->input_key,
-	    "files", build_meta_files(b, d->dir), "build_seconds", d->seconds,
-	    "jobs", b->jobs, "built_at", now, "kbuild_timestamp",
+			 "s:s, s:s, s:s, s:s, s:o, s:f, s:i, s:s, s:s}",
+	    "name", v->name, "build_id", d->build_id, "git", b->repo, "base",
+	    b->base, "series", b->spec->series, "patches",
+	    build_meta_patches(b, v), "arch", b->arch, "cross_compile",
+	    b->cross, "compiler", b->compiler, "config_hash", d->config_hash,
+	    "release", d->release, "image", b->target, "input_key",
+	    v->input_key, "files", build_meta_files(b, d->dir), "build_seconds",
+	    d->seconds, "jobs", b->jobs, "built_at", now, "kbuild_timestamp",
 	    BUILD_TIMESTAMP);
-	if (meta == NULL || json_dump_file(meta, path,
-	    JSON_INDENT(2) | JSON_SORT_KEYS) == -1) {
+	if (meta == NULL ||
+	    json_dump_file(meta, path, JSON_INDENT(2) | JSON_SORT_KEYS) == -1) {
 		*cause = xasprintf("%s: cannot write", path);
 		rc = -1;
 	}
@@ -365,16 +372,15 @@ build_result_from_meta(struct kbuild_result *r, const char *cache_dir,
 	const char *id = json_string_value(json_object_get(meta, "build_id"));
 	const char *image = json_string_value(json_object_get(meta, "image"));
 	const char *rel = json_string_value(json_object_get(meta, "release"));
-	json_t *patches = json_object_get(meta, "patches"), *p;
+	json_t	   *patches = json_object_get(meta, "patches"), *p;
 	const char *name = json_string_value(json_object_get(meta, "name"));
-	size_t i;
+	size_t	    i;
 
 	r->name = xstrdup(name != NULL ? name : "");
 	r->npatches = json_array_size(patches);
 	r->patches = xcalloc(r->npatches + 1, sizeof *r->patches);
-	json_array_foreach(patches, i, p)
-		r->patches[i] = (int)json_integer_value(json_object_get(p,
-		    "number"));
+	json_array_foreach(patches, i, p) r->patches[i] =
+	    (int)json_integer_value(json_object_get(p, "number"));
 	r->build_id = xstrdup(id);
 	r->dir = xasprintf("%s/%s", cache_dir, id);
 	r->image = xasprintf("%s/%s", r->dir, image != NULL ? image : "");
@@ -388,15 +394,15 @@ static int
 build_modules(struct build_make *m, struct build_variant *v, const char *dir,
     char **cause)
 {
-	char *mods = xasprintf("%s/modules", dir);
-	char *path_arg = xasprintf("INSTALL_MOD_PATH=%s", mods);
-	char *tarball = xasprintf("%s/modules.tar.gz", dir);
+	char	   *mods = xasprintf("%s/modules", dir);
+	char	   *path_arg = xasprintf("INSTALL_MOD_PATH=%s", mods);
+	char	   *tarball = xasprintf("%s/modules.tar.gz", dir);
 	const char *install[] = { path_arg, "INSTALL_MOD_STRIP=1",
-	    "modules_install", NULL };
-	char *tar[] = { (char *)"tar", (char *)"-C", mods, (char *)"-czf",
-	    tarball, (char *)".", NULL };
+		"modules_install", NULL };
+	char	   *tar[] = { (char *)"tar", (char *)"-C", mods, (char *)"-czf",
+		      tarball, (char *)".", NULL };
 	struct spawn s = { .argv = tar, .log_fd = m->log_fd };
-	int rc = -1;
+	int	     rc = -1;
 
 	if (build_step(m, v, "modules_install", install, cause) == -1)
 		goto out;
@@ -418,9 +424,9 @@ build_collect(struct build *b, const char *dir, char **cause)
 {
 	const char *from[] = { b->image, "System.map", ".config" };
 	const char *to[] = { b->target, "System.map", "config" };
-	char *src, *dst;
-	size_t i;
-	int rc = 0;
+	char	   *src, *dst;
+	size_t	    i;
+	int	    rc = 0;
 
 	for (i = 0; rc == 0 && i < 3; i++) {
 		src = xasprintf("%s/%s", b->wt->dir, from[i]);
@@ -438,7 +444,7 @@ build_final_config(struct build *b, char *hash, int *modules, char **cause)
 {
 	char *path = xasprintf("%s/.config", b->wt->dir), *text = NULL;
 	const struct kconfig_entry *e;
-	struct kconfig *c;
+	struct kconfig		   *c;
 
 	if ((c = kconfig_load(path, cause)) == NULL)
 		goto out;
@@ -458,8 +464,8 @@ build_compile(struct build_make *m, struct build_variant *v,
     struct build_done *d, int modules, char **cause)
 {
 	struct build *b = m->b;
-	const char *image[] = { b->target, modules ? "modules" : NULL, NULL };
-	const char *release[] = { "-s", "kernelrelease", NULL };
+	const char   *image[] = { b->target, modules ? "modules" : NULL, NULL };
+	const char   *release[] = { "-s", "kernelrelease", NULL };
 	struct timespec start;
 
 	clock_gettime(CLOCK_MONOTONIC, &start);
@@ -484,11 +490,10 @@ build_compile(struct build_make *m, struct build_variant *v,
 
 /* Moves a finished entry into place; a racing identical one wins. */
 static int
-build_publish(struct build *b, const char *tmp, const char *id,
-    char **cause)
+build_publish(struct build *b, const char *tmp, const char *id, char **cause)
 {
 	char *dst = xasprintf("%s/%s", b->cache_dir, id);
-	int rc = 0;
+	int   rc = 0;
 
 	if (rename(tmp, dst) == -1) {
 		if (errno == EEXIST || errno == ENOTEMPTY)
@@ -529,7 +534,7 @@ static int
 build_open_log(const char *dir, char **cause)
 {
 	char *path = xasprintf("%s/build.log", dir);
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	int   fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 
 	if (fd == -1)
 		*cause = xasprintf("%s: %s", path, strerror(errno));
@@ -543,9 +548,9 @@ build_variant_make(struct build *b, struct build_variant *v, char **cause)
 {
 	struct build_make m = { .b = b, .log_fd = -1 };
 	struct build_done d = { 0 };
-	char *tmp, *config = NULL, *id = NULL;
-	json_t *meta = NULL;
-	int modules = 0, rc = -1;
+	char		 *tmp, *config = NULL, *id = NULL;
+	json_t		 *meta = NULL;
+	int		  modules = 0, rc = -1;
 
 	tmp = xasprintf("%s/.tmp-%ld-%.16s", b->cache_dir, (long)getpid(),
 	    v->input_key);
@@ -555,8 +560,8 @@ build_variant_make(struct build *b, struct build_variant *v, char **cause)
 		goto out;
 	build_progress(b, "%s: configuring", v->name);
 	if (build_configure(&m, v, cause) == -1 ||
-	    (config = build_final_config(b, d.config_hash, &modules,
-	    cause)) == NULL)
+	    (config = build_final_config(b, d.config_hash, &modules, cause)) ==
+		NULL)
 		goto out;
 	id = build_id(b, v, config);
 	if ((meta = cache_meta_load(b->cache_dir, id)) == NULL) {

@@ -16,10 +16,10 @@
 char *
 cache_key_hash(const struct cache_key *k)
 {
-	char *text = NULL, *hash = xmalloc(SERIES_HASH_LEN + 1);
-	char h[SERIES_HASH_LEN + 1];
+	char  *text = NULL, *hash = xmalloc(SERIES_HASH_LEN + 1);
+	char   h[SERIES_HASH_LEN + 1];
 	size_t size = 0, i;
-	FILE *m;
+	FILE  *m;
 
 	if ((m = open_memstream(&text, &size)) == NULL)
 		abort();
@@ -43,9 +43,9 @@ int
 cache_mkdirs(const char *dir, char **cause)
 {
 	char *copy = xstrdup(dir), *p, c;
-	int rc = -1;
+	int   rc = -1;
 
-	for (p = copy + 1; ; p++) {
+	for (p = copy + 1;; p++) {
 		if (*p != '/' && *p != '\0')
 			continue;
 		c = *p;
@@ -69,7 +69,7 @@ char *
 cache_input_get(const char *cache_dir, const char *input_key)
 {
 	char *path = xasprintf("%s/.inputs/%s", cache_dir, input_key);
-	char id[KERNELS_BUILD_ID_LEN + 2] = "";
+	char  id[KERNELS_BUILD_ID_LEN + 2] = "";
 	FILE *f = fopen(path, "r");
 
 	free(path);
@@ -90,13 +90,13 @@ cache_input_put(const char *cache_dir, const char *input_key,
 	char *dir = xasprintf("%s/.inputs", cache_dir);
 	char *path = xasprintf("%s/%s", dir, input_key);
 	char *tmp = xasprintf("%s.%ld", path, (long)getpid());
-	int rc = -1;
+	int   rc = -1;
 	FILE *f;
 
 	if (cache_mkdirs(dir, cause) == -1)
 		goto out;
-	if ((f = fopen(tmp, "w")) == NULL || fprintf(f, "%s\n", build_id) < 0
-	    || fclose(f) != 0 || rename(tmp, path) == -1) {
+	if ((f = fopen(tmp, "w")) == NULL || fprintf(f, "%s\n", build_id) < 0 ||
+	    fclose(f) != 0 || rename(tmp, path) == -1) {
 		*cause = xasprintf("%s: %s", path, strerror(errno));
 		goto out;
 	}
@@ -112,7 +112,7 @@ out:
 json_t *
 cache_meta_load(const char *cache_dir, const char *build_id)
 {
-	char *path = xasprintf("%s/%s/meta.json", cache_dir, build_id);
+	char   *path = xasprintf("%s/%s/meta.json", cache_dir, build_id);
 	json_t *meta = json_load_file(path, 0, NULL);
 
 	free(path);
@@ -138,10 +138,10 @@ kernels_cache_dir(void)
 static int
 cache_meta_cmp(const void *a, const void *b)
 {
-	json_t *ma = *(json_t *const *)a, *mb = *(json_t *const *)b;
+	json_t	   *ma = *(json_t *const *)a, *mb = *(json_t *const *)b;
 	const char *ta = json_string_value(json_object_get(ma, "built_at"));
 	const char *tb = json_string_value(json_object_get(mb, "built_at"));
-	int c = strcmp(ta != NULL ? ta : "", tb != NULL ? tb : "");
+	int	    c = strcmp(ta != NULL ? ta : "", tb != NULL ? tb : "");
 
 	if (c != 0)
 		return c;
@@ -161,10 +161,10 @@ cache_is_id(const char *name)
 json_t *
 kernels_cache_list(const char *cache_dir, char **cause)
 {
-	json_t **v = NULL, *arr, *meta;
+	json_t	     **v = NULL, *arr, *meta;
 	struct dirent *d;
-	size_t n = 0, i;
-	DIR *dir;
+	size_t	       n = 0, i;
+	DIR	      *dir;
 
 	if ((dir = opendir(cache_dir)) == NULL) {
 		if (errno == ENOENT)
@@ -197,13 +197,14 @@ kernels_cache_list(const char *cache_dir, char **cause)
 json_t *
 kernels_cache_find(const char *cache_dir, const char *id, char **cause)
 {
-	json_t *all, *m, *found = NULL;
+	json_t	   *all, *m, *found = NULL;
 	const char *bid;
-	size_t i, n = 0;
+	size_t	    i, n = 0;
 
 	if ((all = kernels_cache_list(cache_dir, cause)) == NULL)
 		return NULL;
-	json_array_foreach(all, i, m) {
+	json_array_foreach(all, i, m)
+	{
 		bid = json_string_value(json_object_get(m, "build_id"));
 		if (*id != '\0' && strncmp(bid, id, strlen(id)) == 0) {
 			found = m;
@@ -217,7 +218,8 @@ kernels_cache_find(const char *cache_dir, const char *id, char **cause)
 		    cache_dir);
 	else
 		*cause = xasprintf("kernel \"%s\": ambiguous, %zu builds "
-		    "match", id, n);
+				   "match",
+		    id, n);
 	json_decref(all);
 	return n == 1 ? found : NULL;
 }

@@ -20,26 +20,26 @@
 
 /* What a cache key is computed from. */
 struct cache_key {
-	const char	 *base;		/* commit id */
-	const char	**patches;	/* content hashes, in order */
-	size_t		  npatches;
-	const char	**configs;	/* config texts (or target names) */
-	size_t		  nconfigs;
-	const char	 *arch;
-	const char	 *cross_compile;	/* "" when native */
-	const char	 *compiler;	/* "gcc --version" first line */
+	const char  *base;    /* commit id */
+	const char **patches; /* content hashes, in order */
+	size_t	     npatches;
+	const char **configs; /* config texts (or target names) */
+	size_t	     nconfigs;
+	const char  *arch;
+	const char  *cross_compile; /* "" when native */
+	const char  *compiler;	    /* "gcc --version" first line */
 };
 
 /* Returns the sha256 hex of the key's canonical text (caller frees). */
-char	*cache_key_hash(const struct cache_key *);
+char *cache_key_hash(const struct cache_key *);
 /* Returns the build id the input key led to, or NULL. */
-char	*cache_input_get(const char *cache_dir, const char *input_key);
+char *cache_input_get(const char *cache_dir, const char *input_key);
 /* Records that the input key led to the build id; -1 with *cause. */
-int	 cache_input_put(const char *cache_dir, const char *input_key,
-	    const char *build_id, char **cause);
+int cache_input_put(const char *cache_dir, const char *input_key,
+    const char *build_id, char **cause);
 /* Returns the entry's meta.json, or NULL if it is not (fully) there. */
-json_t	*cache_meta_load(const char *cache_dir, const char *build_id);
+json_t *cache_meta_load(const char *cache_dir, const char *build_id);
 /* Creates dir and its parents; -1 with *cause. */
-int	 cache_mkdirs(const char *dir, char **cause);
+int cache_mkdirs(const char *dir, char **cause);
 
 #endif

@@ -26,7 +26,7 @@ static int
 kconfig_line(struct kconfig *c, char *line)
 {
 	size_t n, len = strlen(line);
-	char *sym;
+	char  *sym;
 
 	while (len > 0 && isspace((unsigned char)line[len - 1]))
 		line[--len] = '\0';
@@ -54,8 +54,8 @@ struct kconfig *
 kconfig_parse(const char *name, const char *text, char **cause)
 {
 	struct kconfig *c = xcalloc(1, sizeof *c);
-	char *copy = xstrdup(text), *line, *next;
-	size_t lineno = 0;
+	char	       *copy = xstrdup(text), *line, *next;
+	size_t		lineno = 0;
 
 	for (line = copy; line != NULL; line = next) {
 		if ((next = strchr(line, '\n')) != NULL)
@@ -78,9 +78,9 @@ struct kconfig *
 kconfig_load(const char *path, char **cause)
 {
 	struct kconfig *c = NULL;
-	char *text = NULL;
-	size_t size = 0;
-	FILE *f, *m;
+	char	       *text = NULL;
+	size_t		size = 0;
+	FILE	       *f, *m;
 
 	if ((f = fopen(path, "r")) == NULL) {
 		*cause = xasprintf("%s: %s", path, strerror(errno));
@@ -135,8 +135,8 @@ kconfig_get(const struct kconfig *c, const char *symbol)
 void
 kconfig_set(struct kconfig *c, const char *symbol, const char *value)
 {
-	struct kconfig_entry *e = (struct kconfig_entry *)kconfig_get(c,
-	    symbol);
+	struct kconfig_entry *e =
+	    (struct kconfig_entry *)kconfig_get(c, symbol);
 
 	if (e == NULL) {
 		c->v = xreallocarray(c->v, c->n + 1, sizeof *c->v);
@@ -161,7 +161,7 @@ size_t
 kconfig_merge(struct kconfig *dst, const struct kconfig *frag)
 {
 	const struct kconfig_entry *old;
-	size_t i, changed = 0;
+	size_t			    i, changed = 0;
 
 	for (i = 0; i < frag->n; i++) {
 		old = kconfig_get(dst, frag->v[i].symbol);
@@ -176,9 +176,9 @@ kconfig_merge(struct kconfig *dst, const struct kconfig *frag)
 char *
 kconfig_format(const struct kconfig *c)
 {
-	char *text = NULL;
+	char  *text = NULL;
 	size_t size = 0, i;
-	FILE *m = open_memstream(&text, &size);
+	FILE  *m = open_memstream(&text, &size);
 
 	if (m == NULL)
 		return xstrdup("");
@@ -197,10 +197,10 @@ char *
 kconfig_unmet(const struct kconfig *want, const struct kconfig *have)
 {
 	const struct kconfig_entry *got;
-	const char *w, *g;
-	char *text = NULL;
-	size_t size = 0, i, n = 0;
-	FILE *m = open_memstream(&text, &size);
+	const char		   *w, *g;
+	char			   *text = NULL;
+	size_t			    size = 0, i, n = 0;
+	FILE			   *m = open_memstream(&text, &size);
 
 	for (i = 0; m != NULL && i < want->n; i++) {
 		got = kconfig_get(have, want->v[i].symbol);

@@ -14,17 +14,17 @@
 
 /* A message as found, before it is known to be a patch of the series. */
 struct series_msg {
-	const char	*file;
-	size_t		 index;		/* 1-based within its file */
-	const char	*text;		/* from its "From " line */
-	size_t		 len;
-	char		*subject;	/* unfolded, raw */
+	const char *file;
+	size_t	    index; /* 1-based within its file */
+	const char *text;  /* from its "From " line */
+	size_t	    len;
+	char	   *subject; /* unfolded, raw */
 };
 
 /* Messages collected from one or more files. */
 struct series_msgs {
-	struct series_msg	*v;
-	size_t			 n;
+	struct series_msg *v;
+	size_t		   n;
 };
 
 /* Writes the sha256 of data as hex into out; see series.h. */
@@ -32,7 +32,7 @@ void
 series_hash(const void *data, size_t len, char *out)
 {
 	unsigned char md[EVP_MAX_MD_SIZE];
-	unsigned int mdlen = 0, i;
+	unsigned int  mdlen = 0, i;
 
 	EVP_Digest(data, len, md, &mdlen, EVP_sha256(), NULL);
 	for (i = 0; i < mdlen; i++)
@@ -46,7 +46,7 @@ series_is_header(const char *p, const char *end)
 {
 	const char *q = p;
 
-	while (q < end && *q > ' ' && *q < 127 && *q != ':')
+	while (q<end && * q> ' ' && *q < 127 && *q != ':')
 		q++;
 	return q > p && q < end && *q == ':';
 }
@@ -69,7 +69,7 @@ static char *
 series_subject(const char *text, size_t len)
 {
 	const char *p = text, *end = text + len, *nl;
-	char *s = NULL, *t;
+	char	   *s = NULL, *t;
 
 	while (p < end && *p != '\n') {
 		nl = memchr(p, '\n', (size_t)(end - p));
@@ -100,10 +100,10 @@ series_split(const char *file, const char *text, size_t len,
 {
 	const char *p = text, *end = text + len, *start = NULL, *nl, *hdr;
 	struct series_msg *m;
-	size_t index = 0;
+	size_t		   index = 0;
 
 	if (series_is_header(text, end) && !series_is_from(text, end))
-		start = text;	/* a single message without a "From " line */
+		start = text; /* a single message without a "From " line */
 
 	for (;;) {
 		if (p >= end || series_is_from(p, end)) {
@@ -117,10 +117,11 @@ series_split(const char *file, const char *text, size_t len,
 				m->len = (size_t)(p - start);
 				hdr = start;
 				if (series_is_from(start, p))
-					hdr = (const char *)memchr(start,
-					    '\n', m->len) + 1;
-				m->subject = series_subject(hdr,
-				    (size_t)(p - hdr));
+					hdr = (const char *)memchr(start, '\n',
+						  m->len) +
+					    1;
+				m->subject =
+				    series_subject(hdr, (size_t)(p - hdr));
 			}
 			start = p;
 		}
@@ -149,8 +150,8 @@ static int
 series_tag(const char *subject, int *n, int *total, const char **rest)
 {
 	const char *close, *p;
-	char *tag;
-	int found = 0, a, b, used;
+	char	   *tag;
+	int	    found = 0, a, b, used;
 
 	*n = *total = 0;
 	if (*subject != '[' || (close = strchr(subject, ']')) == NULL)
@@ -187,11 +188,10 @@ series_patch_set(struct series_patch *sp, const struct series_msg *m,
     int number, const char *subject)
 {
 	const char *body = memchr(m->text, '\n', m->len);
-	size_t len = m->len;
+	size_t	    len = m->len;
 
 	/* Blank lines between mbox messages are not content either. */
-	while (len > 1 && m->text[len - 1] == '\n' &&
-	    m->text[len - 2] == '\n')
+	while (len > 1 && m->text[len - 1] == '\n' && m->text[len - 2] == '\n')
 		len--;
 	sp->number = number;
 	sp->subject = xstrdup(subject);
@@ -230,11 +230,11 @@ series_check_msg(const struct series_msg *m, int n, int total, int *series_n,
     char **cause)
 {
 	char *where = series_where(m);
-	int rc = -1;
+	int   rc = -1;
 
 	if (n < 0 || n > total)
-		*cause = xasprintf("%s: bad patch number %d/%d", where, n,
-		    total);
+		*cause =
+		    xasprintf("%s: bad patch number %d/%d", where, n, total);
 	else if (*series_n != -1 && total != *series_n)
 		*cause = xasprintf("%s: patch %d/%d in a series of %d", where,
 		    n, total, *series_n);
@@ -249,8 +249,7 @@ series_check_msg(const struct series_msg *m, int n, int total, int *series_n,
 
 /* Checks that numbered patches run 1..n once each. */
 static int
-series_check_numbers(struct series *s, int total, int unnumbered,
-    char **cause)
+series_check_numbers(struct series *s, int total, int unnumbered, char **cause)
 {
 	size_t i;
 
@@ -261,7 +260,8 @@ series_check_numbers(struct series *s, int total, int unnumbered,
 	if (unnumbered) {
 		if (total > 0) {
 			*cause = xasprintf("%s: numbered and unnumbered "
-			    "patches mixed", s->path);
+					   "patches mixed",
+			    s->path);
 			return -1;
 		}
 		for (i = 0; i < s->n; i++)
@@ -272,7 +272,8 @@ series_check_numbers(struct series *s, int total, int unnumbered,
 	for (i = 0; i < s->n; i++) {
 		if (i > 0 && s->patches[i].number == s->patches[i - 1].number) {
 			*cause = xasprintf("%s: message %zu: duplicate patch "
-			    "%d/%d", s->patches[i].file, s->patches[i].message,
+					   "%d/%d",
+			    s->patches[i].file, s->patches[i].message,
 			    s->patches[i].number, total);
 			return -1;
 		}
@@ -292,14 +293,13 @@ series_check_numbers(struct series *s, int total, int unnumbered,
 
 /* Turns the messages into the series: patches only, in series order. */
 static struct series *
-series_collect(const char *path, const struct series_msgs *msgs,
-    char **cause)
+series_collect(const char *path, const struct series_msgs *msgs, char **cause)
 {
-	struct series *s = xcalloc(1, sizeof *s);
+	struct series		*s = xcalloc(1, sizeof *s);
 	const struct series_msg *m;
-	int n, total, series_n = -1, unnumbered = 0;
-	const char *rest;
-	size_t i;
+	int			 n, total, series_n = -1, unnumbered = 0;
+	const char		*rest;
+	size_t			 i;
 
 	s->path = xstrdup(path);
 	s->patches = xcalloc(msgs->n + 1, sizeof *s->patches);
@@ -309,7 +309,7 @@ series_collect(const char *path, const struct series_msgs *msgs,
 		    !series_tag(m->subject, &n, &total, &rest))
 			continue;
 		if (total > 0 && n == 0)
-			continue;	/* the cover letter */
+			continue; /* the cover letter */
 		if (total == 0)
 			unnumbered = 1;
 		else if (series_check_msg(m, n, total, &series_n, cause) == -1)
@@ -342,7 +342,7 @@ struct series *
 series_parse(const char *name, const char *text, size_t len, char **cause)
 {
 	struct series_msgs msgs = { 0 };
-	struct series *s;
+	struct series	  *s;
 
 	series_split(name, text, len, &msgs);
 	s = series_collect(name, &msgs, cause);
@@ -354,9 +354,9 @@ series_parse(const char *name, const char *text, size_t len, char **cause)
 static char *
 series_read(const char *path, size_t *len, char **cause)
 {
-	char *buf = NULL;
+	char  *buf = NULL;
 	size_t n;
-	FILE *f;
+	FILE  *f;
 
 	if ((f = fopen(path, "rb")) == NULL) {
 		*cause = xasprintf("%s: %s", path, strerror(errno));
@@ -395,11 +395,11 @@ static struct series *
 series_load_dir(const char *dir, char **cause)
 {
 	struct series_msgs msgs = { 0 };
-	struct dirent **names = NULL;
-	struct series *s = NULL;
-	char **paths = NULL, **texts = NULL;
-	size_t len;
-	int n, i;
+	struct dirent	 **names = NULL;
+	struct series	  *s = NULL;
+	char		 **paths = NULL, **texts = NULL;
+	size_t		   len;
+	int		   n, i;
 
 	if ((n = scandir(dir, &names, series_is_patch_name, alphasort)) < 0) {
 		*cause = xasprintf("%s: %s", dir, strerror(errno));
@@ -432,9 +432,9 @@ struct series *
 series_load(const char *path, char **cause)
 {
 	struct series *s;
-	struct stat st;
-	size_t len;
-	char *text;
+	struct stat    st;
+	size_t	       len;
+	char	      *text;
 
 	if (stat(path, &st) == -1) {
 		*cause = xasprintf("%s: %s", path, strerror(errno));

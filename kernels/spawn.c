@@ -11,10 +11,10 @@
 
 /* Output collected so far and the line not yet complete. */
 struct spawn_buf {
-	char	*data;
-	size_t	 len;
-	size_t	 size;
-	size_t	 line;		/* where the current line starts */
+	char  *data;
+	size_t len;
+	size_t size;
+	size_t line; /* where the current line starts */
 };
 
 extern char **environ;
@@ -36,8 +36,8 @@ static char **
 spawn_environ(const struct spawn *s)
 {
 	static char lc_all[] = "LC_ALL=C";
-	size_t n = 0, i, j = 0;
-	char **env;
+	size_t	    n = 0, i, j = 0;
+	char	  **env;
 
 	while (environ[n] != NULL)
 		n++;
@@ -162,17 +162,17 @@ int
 spawn_run(const struct spawn *s, char **cause)
 {
 	struct spawn_buf b = { 0 };
-	char **env = spawn_environ(s);
-	int fds[2], rc = -1;
-	pid_t pid;
+	char	       **env = spawn_environ(s);
+	int		 fds[2], rc = -1;
+	pid_t		 pid;
 
 	if (pipe2(fds, O_CLOEXEC) == -1) {
 		*cause = xasprintf("pipe: %s", strerror(errno));
 		goto out;
 	}
 	if ((pid = fork()) == -1) {
-		*cause = xasprintf("fork \"%s\": %s", s->argv[0],
-		    strerror(errno));
+		*cause =
+		    xasprintf("fork \"%s\": %s", s->argv[0], strerror(errno));
 		close(fds[0]);
 		close(fds[1]);
 		goto out;
@@ -198,8 +198,8 @@ char *
 spawn_line(const char *dir, char *const argv[], char **cause)
 {
 	struct spawn s = { .dir = dir, .argv = argv, .log_fd = -1 };
-	char *out = NULL, *line = NULL;
-	int rc;
+	char	    *out = NULL, *line = NULL;
+	int	     rc;
 
 	s.output = &out;
 	if ((rc = spawn_run(&s, cause)) == -1)

@@ -25,13 +25,17 @@ worktree_vgit(const char *dir, spawn_line_cb cb, void *arg, char **output,
     char **cause, va_list ap)
 {
 	char *env[] = { worktree_committer_name, worktree_committer_email,
-	    NULL };
-	struct spawn s = { .argv = NULL, .env = env, .cb = cb, .arg = arg,
-	    .log_fd = -1, .output = output };
-	const char *a;
-	char **argv;
-	size_t n = 3;
-	int rc;
+		NULL };
+	struct spawn s = { .argv = NULL,
+		.env = env,
+		.cb = cb,
+		.arg = arg,
+		.log_fd = -1,
+		.output = output };
+	const char  *a;
+	char	   **argv;
+	size_t	     n = 3;
+	int	     rc;
 
 	argv = xcalloc(64, sizeof *argv);
 	argv[0] = (char *)"git";
@@ -50,7 +54,7 @@ int
 worktree_git(struct worktree *wt, char **output, char **cause, ...)
 {
 	va_list ap;
-	int rc;
+	int	rc;
 
 	va_start(ap, cause);
 	rc = worktree_vgit(wt->dir, wt->cb, wt->arg, output, cause, ap);
@@ -63,7 +67,7 @@ static int
 worktree_git_in(struct worktree *wt, const char *dir, char **cause, ...)
 {
 	va_list ap;
-	int rc;
+	int	rc;
 
 	va_start(ap, cause);
 	rc = worktree_vgit(dir, wt->cb, wt->arg, NULL, cause, ap);
@@ -76,7 +80,7 @@ static int
 worktree_lock(struct worktree *wt, char **cause)
 {
 	char *path = xasprintf("%s.lock", wt->dir);
-	int rc = -1;
+	int   rc = -1;
 
 	wt->lock_fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
 	if (wt->lock_fd == -1) {
@@ -102,13 +106,13 @@ out:
 static int
 worktree_prepare(struct worktree *wt, char **cause)
 {
-	char *ignore = NULL;
+	char	   *ignore = NULL;
 	struct stat st;
-	int rc;
+	int	    rc;
 
 	if (stat(wt->dir, &st) == 0 &&
-	    worktree_git(wt, NULL, &ignore, "rev-parse", "--git-dir",
-	    NULL) == 0) {
+	    worktree_git(wt, NULL, &ignore, "rev-parse", "--git-dir", NULL) ==
+		0) {
 		worktree_git(wt, NULL, &ignore, "am", "--abort", NULL);
 		free(ignore);
 		ignore = NULL;
@@ -119,8 +123,8 @@ worktree_prepare(struct worktree *wt, char **cause)
 	free(ignore);
 	ignore = NULL;
 	if (stat(wt->dir, &st) == 0) {
-		*cause = xasprintf("%s: exists and is no git worktree",
-		    wt->dir);
+		*cause =
+		    xasprintf("%s: exists and is no git worktree", wt->dir);
 		return -1;
 	}
 	worktree_git_in(wt, wt->repo, &ignore, "worktree", "prune", NULL);
@@ -130,7 +134,8 @@ worktree_prepare(struct worktree *wt, char **cause)
 out:
 	if (rc > 0 && *cause == NULL)
 		*cause = xasprintf("%s: cannot check out %s (git exited with "
-		    "%d)", wt->dir, wt->base, rc);
+				   "%d)",
+		    wt->dir, wt->base, rc);
 	return rc == 0 ? 0 : -1;
 }
 
@@ -140,7 +145,7 @@ worktree_open(const char *repo, const char *dir, const char *base,
     spawn_line_cb cb, void *arg, char **cause)
 {
 	struct worktree *wt = xcalloc(1, sizeof *wt);
-	char *parent = xstrdup(dir);
+	char		*parent = xstrdup(dir);
 
 	wt->repo = xstrdup(repo);
 	wt->dir = xstrdup(dir);
@@ -188,7 +193,7 @@ static char *
 worktree_am_failure(const char *output)
 {
 	const char *p, *nl, *first = NULL;
-	size_t n;
+	size_t	    n;
 
 	for (p = output; p != NULL && *p != '\0'; p = nl ? nl + 1 : NULL) {
 		nl = strchr(p, '\n');
@@ -208,7 +213,7 @@ static int
 worktree_write(const char *path, const char *text, size_t len, char **cause)
 {
 	size_t written;
-	FILE *f;
+	FILE  *f;
 
 	if ((f = fopen(path, "w")) == NULL) {
 		*cause = xasprintf("%s: %s", path, strerror(errno));
@@ -230,8 +235,8 @@ worktree_am_abort(struct worktree *wt, const struct series *s,
 	char *where = worktree_am_failure(output), *ignore = NULL;
 
 	*cause = xasprintf("%s: patch %d/%zu \"%s\" does not apply: %s "
-	    "(git am aborted)", sp->file, sp->number, s->n, sp->subject,
-	    where);
+			   "(git am aborted)",
+	    sp->file, sp->number, s->n, sp->subject, where);
 	worktree_git(wt, NULL, &ignore, "am", "--abort", NULL);
 	free(ignore);
 	free(where);
@@ -244,9 +249,9 @@ worktree_apply(struct worktree *wt, const struct series *s, int number,
 {
 	const struct series_patch *sp = &s->patches[number - 1];
 	char *rev_parse[] = { (char *)"git", (char *)"rev-parse",
-	    (char *)"HEAD", NULL };
+		(char *)"HEAD", NULL };
 	char *path = xasprintf("%s.am", wt->dir), *out = NULL, *head;
-	int rc = -1;
+	int   rc = -1;
 
 	if (worktree_write(path, sp->text, sp->len, cause) == -1)
 		goto out;
@@ -262,10 +267,10 @@ worktree_apply(struct worktree *wt, const struct series *s, int number,
 		rc = -1;
 		goto out;
 	}
-	wt->applied = xreallocarray(wt->applied, wt->napplied + 1,
-	    sizeof *wt->applied);
-	wt->commits = xreallocarray(wt->commits, wt->napplied + 1,
-	    sizeof *wt->commits);
+	wt->applied =
+	    xreallocarray(wt->applied, wt->napplied + 1, sizeof *wt->applied);
+	wt->commits =
+	    xreallocarray(wt->commits, wt->napplied + 1, sizeof *wt->commits);
 	wt->applied[wt->napplied] = number;
 	wt->commits[wt->napplied++] = head;
 out:
@@ -281,7 +286,7 @@ worktree_checkout(struct worktree *wt, const struct series *s,
     const int *patches, size_t n, char **cause)
 {
 	const char *commit;
-	size_t keep = 0, i;
+	size_t	    keep = 0, i;
 
 	while (keep < n && keep < wt->napplied &&
 	    wt->applied[keep] == patches[keep])
@@ -289,7 +294,7 @@ worktree_checkout(struct worktree *wt, const struct series *s,
 	if (keep < wt->napplied) {
 		commit = keep > 0 ? wt->commits[keep - 1] : wt->base;
 		if (worktree_git(wt, NULL, cause, "checkout", "-q", "-f",
-		    "--detach", commit, NULL) != 0) {
+			"--detach", commit, NULL) != 0) {
 			if (*cause == NULL)
 				*cause = xasprintf("%s: cannot check out %s",
 				    wt->dir, commit);

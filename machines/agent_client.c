@@ -25,27 +25,27 @@
 #include "machines/agent_client.h"
 #include "machines/ssh.h"
 
-#define AGENT_REMOTE_DIR	"/var/tmp/hilab"
-#define AGENT_HASH_HEX		16	/* hex digits of sha256 in the name */
-#define AGENT_RUN_ID_MAX	64
+#define AGENT_REMOTE_DIR "/var/tmp/hilab"
+#define AGENT_HASH_HEX	 16 /* hex digits of sha256 in the name */
+#define AGENT_RUN_ID_MAX 64
 
 struct agent_conn {
-	struct ssh_host		*h;
-	struct ssh_host_chan	*ch;
-	char			*name;
-	char			*arch;		/* the host's uname -m */
-	char			*agent_version;
-	bool			 uploaded;
-	bool			 broken;	/* out of step: no requests */
-	int			 timeout_ms;	/* command timeout */
+	struct ssh_host	     *h;
+	struct ssh_host_chan *ch;
+	char		     *name;
+	char		     *arch; /* the host's uname -m */
+	char		     *agent_version;
+	bool		      uploaded;
+	bool		      broken;	  /* out of step: no requests */
+	int		      timeout_ms; /* command timeout */
 };
 
 /* Sets *cause to `host "NAME": agent: ` and the formatted message. */
 static void __attribute__((format(printf, 3, 4)))
 agent_fail(const struct agent_conn *c, char **cause, const char *fmt, ...)
 {
-	va_list	 ap;
-	char	*msg;
+	va_list ap;
+	char   *msg;
 
 	va_start(ap, fmt);
 	msg = xvasprintf(fmt, ap);
@@ -59,8 +59,8 @@ agent_fail(const struct agent_conn *c, char **cause, const char *fmt, ...)
 static void __attribute__((format(printf, 3, 4)))
 agent_drop(struct agent_conn *c, char **cause, const char *fmt, ...)
 {
-	va_list	 ap;
-	char	*msg;
+	va_list ap;
+	char   *msg;
 
 	va_start(ap, fmt);
 	msg = xvasprintf(fmt, ap);
@@ -80,19 +80,20 @@ agent_run_id_ok(const char *id)
 		return false;
 	len = strlen(id);
 	return len >= 1 && len <= AGENT_RUN_ID_MAX &&
-	    strspn(id, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
-	    "0123456789._-") == len;
+	    strspn(id,
+		"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+		"0123456789._-") == len;
 }
 
 /* Writes the sha256 of a local file as 64 hex digits into hex. */
 static int
 agent_sha256(const char *path, char hex[65], char **cause)
 {
-	unsigned char	 buf[65536], md[EVP_MAX_MD_SIZE];
-	unsigned int	 mdlen = 0, i;
-	EVP_MD_CTX	*ctx = EVP_MD_CTX_new();
-	ssize_t		 n = 0;
-	int		 fd, rc = -1;
+	unsigned char buf[65536], md[EVP_MAX_MD_SIZE];
+	unsigned int  mdlen = 0, i;
+	EVP_MD_CTX   *ctx = EVP_MD_CTX_new();
+	ssize_t	      n = 0;
+	int	      fd, rc = -1;
 
 	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1) {
 		*cause = xasprintf("\"%s\": %s", path, strerror(errno));
@@ -128,9 +129,9 @@ out:
 static char *
 agent_pick_build(const struct agent_conn *c, const char *dir, char **cause)
 {
-	struct utsname	 u;
-	struct stat	 st;
-	char		*path = xasprintf("%s/hilab-agent.%s", dir, c->arch);
+	struct utsname u;
+	struct stat    st;
+	char	      *path = xasprintf("%s/hilab-agent.%s", dir, c->arch);
 
 	if (stat(path, &st) == 0 && S_ISREG(st.st_mode))
 		return path;
@@ -151,8 +152,8 @@ static int
 agent_exec(struct agent_conn *c, const char *cmd, int *status, char **out,
     char **cause)
 {
-	struct ssh_host_result	res;
-	size_t			len;
+	struct ssh_host_result res;
+	size_t		       len;
 
 	if (ssh_host_exec(c->h, cmd, &res, cause) != 0)
 		return -1;
@@ -171,16 +172,18 @@ agent_exec(struct agent_conn *c, const char *cmd, int *status, char **out,
 static int
 agent_host_arch(struct agent_conn *c, char **cause)
 {
-	char	*arch = NULL;
-	int	 status;
+	char *arch = NULL;
+	int   status;
 
 	if (agent_exec(c, "uname -m", &status, &arch, cause) != 0)
 		return -1;
 	if (status != 0 || *arch == '\0' ||
 	    strspn(arch, "abcdefghijklmnopqrstuvwxyz0123456789_") !=
-	    strlen(arch)) {
-		agent_fail(c, cause, "uname -m: unexpected answer \"%s\" "
-		    "(exit %d)", arch, status);
+		strlen(arch)) {
+		agent_fail(c, cause,
+		    "uname -m: unexpected answer \"%s\" "
+		    "(exit %d)",
+		    arch, status);
 		free(arch);
 		return -1;
 	}
@@ -196,8 +199,8 @@ static int
 agent_install(struct agent_conn *c, const char *local, const char *remote,
     char **cause)
 {
-	char	*q = ssh_host_quote(remote), *cmd = xasprintf("test -x %s", q);
-	int	 status, rc = -1;
+	char *q = ssh_host_quote(remote), *cmd = xasprintf("test -x %s", q);
+	int   status, rc = -1;
 
 	if (agent_exec(c, cmd, &status, NULL, cause) != 0)
 		goto out;
@@ -221,8 +224,8 @@ out:
 static int
 agent_send(struct agent_conn *c, struct proto_buf *b, char **cause)
 {
-	char	*why = NULL;
-	int	 rc;
+	char *why = NULL;
+	int   rc;
 
 	proto_end(b);
 	rc = ssh_host_chan_write(c->ch, b->data, b->len, c->timeout_ms, &why);
@@ -242,25 +245,24 @@ static int
 agent_recv(struct agent_conn *c, int timeout_ms, unsigned char **payload,
     struct proto_msg *m, char **cause)
 {
-	unsigned char	hdr[PROTO_HDR_LEN];
-	uint32_t	len;
-	char		err[256];
+	unsigned char hdr[PROTO_HDR_LEN];
+	uint32_t      len;
+	char	      err[256];
 
 	*payload = NULL;
-	if (ssh_host_chan_read(c->ch, hdr, sizeof hdr, timeout_ms,
-	    cause) != 0) {
+	if (ssh_host_chan_read(c->ch, hdr, sizeof hdr, timeout_ms, cause) !=
+	    0) {
 		c->broken = true;
 		return -1;
 	}
 	if ((len = proto_frame_len(hdr)) == 0) {
 		agent_drop(c, cause, "frame of %u bytes is not valid",
 		    (unsigned)((uint32_t)hdr[0] << 24 | hdr[1] << 16 |
-		    hdr[2] << 8 | hdr[3]));
+			hdr[2] << 8 | hdr[3]));
 		return -1;
 	}
 	*payload = xmalloc(len);
-	if (ssh_host_chan_read(c->ch, *payload, len, timeout_ms,
-	    cause) != 0) {
+	if (ssh_host_chan_read(c->ch, *payload, len, timeout_ms, cause) != 0) {
 		c->broken = true;
 		goto fail;
 	}
@@ -277,8 +279,8 @@ fail:
 
 /* Reports an ERROR from the agent, or an unexpected type, as cause. */
 static void
-agent_unexpected(struct agent_conn *c, const struct proto_msg *m,
-    int want, char **cause)
+agent_unexpected(struct agent_conn *c, const struct proto_msg *m, int want,
+    char **cause)
 {
 	char *msg;
 
@@ -313,8 +315,8 @@ static int
 agent_check_str(struct agent_conn *c, const struct proto_msg *m,
     enum proto_tag tag, const char *want, char **cause)
 {
-	char	*got = proto_get_str(m, tag);
-	int	 rc = 0;
+	char *got = proto_get_str(m, tag);
+	int   rc = 0;
 
 	if (got == NULL || strcmp(got, want) != 0) {
 		agent_drop(c, cause, "%s for \"%s\" names \"%s\"",
@@ -327,20 +329,21 @@ agent_check_str(struct agent_conn *c, const struct proto_msg *m,
 
 /* Checks the agent's HELLO: our protocol version, the host's arch. */
 static int
-agent_hello_check(struct agent_conn *c, const struct proto_msg *m,
-    char **cause)
+agent_hello_check(struct agent_conn *c, const struct proto_msg *m, char **cause)
 {
-	uint64_t	 v = 0;
-	char		*arch = proto_get_str(m, PROTO_T_ARCH);
-	int		 rc = -1;
+	uint64_t v = 0;
+	char	*arch = proto_get_str(m, PROTO_T_ARCH);
+	int	 rc = -1;
 
 	proto_get_u64(m, PROTO_T_VERSION, &v);
 	if (v != PROTO_VERSION)
 		agent_drop(c, cause, "protocol version %llu, expected %d",
 		    (unsigned long long)v, PROTO_VERSION);
 	else if (arch != NULL && strcmp(arch, c->arch) != 0)
-		agent_drop(c, cause, "agent built for \"%s\" on a \"%s\" "
-		    "host", arch, c->arch);
+		agent_drop(c, cause,
+		    "agent built for \"%s\" on a \"%s\" "
+		    "host",
+		    arch, c->arch);
 	else {
 		c->agent_version = proto_get_str(m, PROTO_T_AGENT_VERSION);
 		rc = 0;
@@ -353,10 +356,10 @@ agent_hello_check(struct agent_conn *c, const struct proto_msg *m,
 static int
 agent_hello(struct agent_conn *c, char **cause)
 {
-	struct proto_buf	 b = { 0 };
-	struct proto_msg	 m;
-	unsigned char		*p;
-	int			 rc;
+	struct proto_buf b = { 0 };
+	struct proto_msg m;
+	unsigned char	*p;
+	int		 rc;
 
 	proto_begin(&b, PROTO_HELLO);
 	proto_add_u64(&b, PROTO_T_VERSION, PROTO_VERSION);
@@ -376,11 +379,11 @@ static int
 agent_start(struct agent_conn *c, const struct machine *m,
     const char *agent_dir, char **cause)
 {
-	const char	*dir = m->ssh.agent_dir ? m->ssh.agent_dir :
-			    AGENT_REMOTE_DIR;
-	char		 hex[65], *local = NULL, *remote = NULL, *qr = NULL;
-	char		*qd = NULL, *cmd = NULL, *why = NULL;
-	int		 rc = -1;
+	const char *dir =
+	    m->ssh.agent_dir ? m->ssh.agent_dir : AGENT_REMOTE_DIR;
+	char  hex[65], *local = NULL, *remote = NULL, *qr = NULL;
+	char *qd = NULL, *cmd = NULL, *why = NULL;
+	int   rc = -1;
 
 	if (agent_host_arch(c, cause) != 0 ||
 	    (local = agent_pick_build(c, agent_dir, cause)) == NULL)
@@ -411,7 +414,7 @@ out:
 struct agent_conn *
 agent_connect(const struct machine *m, const char *agent_dir, char **cause)
 {
-	struct agent_conn	*c = xcalloc(1, sizeof *c);
+	struct agent_conn *c = xcalloc(1, sizeof *c);
 
 	c->name = xstrdup(m->name != NULL ? m->name : "?");
 	if (agent_dir == NULL) {
@@ -432,8 +435,8 @@ fail:
 void
 agent_close(struct agent_conn *c)
 {
-	struct proto_buf	 b = { 0 };
-	char			*cause = NULL;
+	struct proto_buf b = { 0 };
+	char		*cause = NULL;
 
 	if (c == NULL)
 		return;
@@ -487,9 +490,9 @@ static int
 agent_facts_parse(struct agent_conn *c, const struct proto_msg *m,
     struct agent_facts *f, char **cause)
 {
-	const struct proto_field	*fl;
-	bool				 open = false;
-	uint16_t			 i;
+	const struct proto_field *fl;
+	bool			  open = false;
+	uint16_t		  i;
 
 	for (i = 0; i < m->nfields; i++) {
 		fl = &m->fields[i];
@@ -512,10 +515,10 @@ agent_facts_parse(struct agent_conn *c, const struct proto_msg *m,
 int
 agent_facts(struct agent_conn *c, struct agent_facts *f, char **cause)
 {
-	struct proto_buf	 b = { 0 };
-	struct proto_msg	 m;
-	unsigned char		*p;
-	int			 rc;
+	struct proto_buf b = { 0 };
+	struct proto_msg m;
+	unsigned char	*p;
+	int		 rc;
 
 	memset(f, 0, sizeof *f);
 	if (agent_usable(c, cause) != 0)
@@ -561,10 +564,10 @@ agent_facts_clear(struct agent_facts *f)
 static void
 agent_result_decode(const struct proto_msg *m, struct agent_result *r)
 {
-	const struct proto_field	*out = proto_find(m, PROTO_T_OUTPUT);
-	uint64_t			 u = 0;
-	int64_t				 i = 0;
-	char				*s;
+	const struct proto_field *out = proto_find(m, PROTO_T_OUTPUT);
+	uint64_t		  u = 0;
+	int64_t			  i = 0;
+	char			 *s;
 
 	memset(r, 0, sizeof *r);
 	proto_get_u64(m, PROTO_T_SEQ, &r->seq);
@@ -592,10 +595,10 @@ agent_result_decode(const struct proto_msg *m, struct agent_result *r)
 
 /* What a stream of RESULTs should look like, and where they go. */
 struct agent_stream {
-	const char	*run_id;
-	uint64_t	 next;		/* expected SEQ */
-	agent_result_cb	 cb;
-	void		*arg;
+	const char     *run_id;
+	uint64_t	next; /* expected SEQ */
+	agent_result_cb cb;
+	void	       *arg;
 };
 
 /* Checks one RESULT against the stream and hands it to the callback. */
@@ -603,16 +606,18 @@ static int
 agent_result_handle(struct agent_conn *c, const struct proto_msg *m,
     struct agent_stream *st, char **cause)
 {
-	struct agent_result	r;
-	int			rc = -1;
+	struct agent_result r;
+	int		    rc = -1;
 
 	if (agent_check_str(c, m, PROTO_T_RUN_ID, st->run_id, cause) != 0)
 		return -1;
 	agent_result_decode(m, &r);
 	r.run_id = st->run_id;
 	if (r.seq != st->next)
-		agent_drop(c, cause, "run \"%s\": result %llu where %llu was "
-		    "due", st->run_id, (unsigned long long)r.seq,
+		agent_drop(c, cause,
+		    "run \"%s\": result %llu where %llu was "
+		    "due",
+		    st->run_id, (unsigned long long)r.seq,
 		    (unsigned long long)st->next);
 	else if (st->cb != NULL && st->cb(&r, st->arg) != 0)
 		agent_drop(c, cause, "run \"%s\": result %llu refused",
@@ -630,7 +635,7 @@ static int
 agent_done_handle(struct agent_conn *c, const struct proto_msg *m,
     struct agent_stream *st, int *state, char **cause)
 {
-	uint64_t	s = 0, count = 0;
+	uint64_t s = 0, count = 0;
 
 	if (agent_check_str(c, m, PROTO_T_RUN_ID, st->run_id, cause) != 0)
 		return -1;
@@ -643,8 +648,10 @@ agent_done_handle(struct agent_conn *c, const struct proto_msg *m,
 	}
 	if ((s == PROTO_RUN_DONE_OK || s == PROTO_RUN_FAILED) &&
 	    count != st->next) {
-		agent_drop(c, cause, "run \"%s\": ended with %llu results, "
-		    "%llu received", st->run_id, (unsigned long long)count,
+		agent_drop(c, cause,
+		    "run \"%s\": ended with %llu results, "
+		    "%llu received",
+		    st->run_id, (unsigned long long)count,
 		    (unsigned long long)st->next);
 		return -1;
 	}
@@ -658,9 +665,9 @@ static int
 agent_stream(struct agent_conn *c, struct agent_stream *st, int timeout_ms,
     int *state, char **cause)
 {
-	struct proto_msg	 m;
-	unsigned char		*p;
-	int			 rc = 1;
+	struct proto_msg m;
+	unsigned char	*p;
+	int		 rc = 1;
 
 	while (rc == 1) {
 		if (agent_recv(c, timeout_ms, &p, &m, cause) != 0)
@@ -710,10 +717,10 @@ int
 agent_run(struct agent_conn *c, const struct agent_run_spec *spec,
     agent_result_cb cb, void *arg, int *state, char **cause)
 {
-	struct agent_stream	 st = { spec->run_id, 0, cb, arg };
-	struct proto_msg	 m;
-	unsigned char		*p;
-	int			 rc;
+	struct agent_stream st = { spec->run_id, 0, cb, arg };
+	struct proto_msg    m;
+	unsigned char	   *p;
+	int		    rc;
 
 	if (agent_usable(c, cause) != 0)
 		return -1;
@@ -724,8 +731,8 @@ agent_run(struct agent_conn *c, const struct agent_run_spec *spec,
 		return -1;
 	}
 	if (agent_send_run(c, spec, cause) != 0 ||
-	    agent_expect(c, PROTO_RUN_STARTED, c->timeout_ms, &p, &m,
-	    cause) != 0)
+	    agent_expect(c, PROTO_RUN_STARTED, c->timeout_ms, &p, &m, cause) !=
+		0)
 		return -1;
 	rc = agent_check_str(c, &m, PROTO_T_RUN_ID, spec->run_id, cause);
 	proto_msg_clear(&m);
@@ -739,8 +746,8 @@ int
 agent_fetch(struct agent_conn *c, const char *run_id, uint64_t from_seq,
     bool wait, agent_result_cb cb, void *arg, int *state, char **cause)
 {
-	struct agent_stream	st = { run_id, from_seq, cb, arg };
-	struct proto_buf	b = { 0 };
+	struct agent_stream st = { run_id, from_seq, cb, arg };
+	struct proto_buf    b = { 0 };
 
 	if (agent_usable(c, cause) != 0)
 		return -1;
@@ -761,10 +768,10 @@ agent_fetch(struct agent_conn *c, const char *run_id, uint64_t from_seq,
 int
 agent_ack(struct agent_conn *c, const char *run_id, char **cause)
 {
-	struct proto_buf	 b = { 0 };
-	struct proto_msg	 m;
-	unsigned char		*p;
-	int			 rc;
+	struct proto_buf b = { 0 };
+	struct proto_msg m;
+	unsigned char	*p;
+	int		 rc;
 
 	if (agent_usable(c, cause) != 0)
 		return -1;
@@ -785,14 +792,13 @@ agent_ack(struct agent_conn *c, const char *run_id, char **cause)
 }
 
 int
-agent_cancel(struct agent_conn *c, const char *run_id, int *state,
-    char **cause)
+agent_cancel(struct agent_conn *c, const char *run_id, int *state, char **cause)
 {
-	struct proto_buf	 b = { 0 };
-	struct proto_msg	 m;
-	unsigned char		*p;
-	uint64_t		 s = PROTO_RUN_UNKNOWN;
-	int			 rc;
+	struct proto_buf b = { 0 };
+	struct proto_msg m;
+	unsigned char	*p;
+	uint64_t	 s = PROTO_RUN_UNKNOWN;
+	int		 rc;
 
 	if (agent_usable(c, cause) != 0)
 		return -1;

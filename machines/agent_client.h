@@ -16,39 +16,39 @@ struct agent_conn;
 
 /* One fact; value NULL means the host lacks it (reported absent). */
 struct agent_fact {
-	char	*key;
-	char	*value;
+	char *key;
+	char *value;
 };
 
 struct agent_facts {
-	struct agent_fact	*v;
-	size_t			 n;
+	struct agent_fact *v;
+	size_t		   n;
 };
 
 struct agent_run_spec {
-	const char	 *run_id;	/* [A-Za-z0-9._-]{1,64}, unique per host */
-	char *const	 *argv;		/* NULL-terminated, run without a shell */
-	unsigned	  iterations;
-	unsigned	  warmups;
-	uint64_t	  timeout_ms;	/* per iteration, 0 = none */
-	const char	 *cwd;		/* NULL = the agent's directory */
-	char *const	 *env;		/* NULL-terminated "K=V" extras, or NULL */
+	const char  *run_id; /* [A-Za-z0-9._-]{1,64}, unique per host */
+	char *const *argv;   /* NULL-terminated, run without a shell */
+	unsigned     iterations;
+	unsigned     warmups;
+	uint64_t     timeout_ms; /* per iteration, 0 = none */
+	const char  *cwd;	 /* NULL = the agent's directory */
+	char *const *env;	 /* NULL-terminated "K=V" extras, or NULL */
 };
 
 /* One iteration's result; owned by the client, valid during the callback. */
 struct agent_result {
-	const char	*run_id;
-	uint64_t	 seq;		/* 0-based over warmups then iterations */
-	bool		 warmup;
-	int64_t		 exit_status;	/* exit code, or -signal */
-	bool		 timed_out;
-	uint64_t	 wall_ns;
-	uint64_t	 utime_us;
-	uint64_t	 stime_us;
-	uint64_t	 maxrss_kb;
-	const char	*output;	/* stdout+stderr, NUL-terminated */
-	size_t		 output_len;
-	bool		 truncated;
+	const char *run_id;
+	uint64_t    seq; /* 0-based over warmups then iterations */
+	bool	    warmup;
+	int64_t	    exit_status; /* exit code, or -signal */
+	bool	    timed_out;
+	uint64_t    wall_ns;
+	uint64_t    utime_us;
+	uint64_t    stime_us;
+	uint64_t    maxrss_kb;
+	const char *output; /* stdout+stderr, NUL-terminated */
+	size_t	    output_len;
+	bool	    truncated;
 };
 
 /* Called per result; a non-zero return stops the exchange with an error. */
@@ -62,17 +62,16 @@ typedef int (*agent_result_cb)(const struct agent_result *, void *arg);
  * Errors name the machine: `host "vm32": ssh connect: timed out`.
  */
 struct agent_conn *agent_connect(const struct machine *, const char *agent_dir,
-		    char **cause);
-void		 agent_close(struct agent_conn *);
+    char **cause);
+void		   agent_close(struct agent_conn *);
 /* True if the last agent_connect had to upload the agent. */
-bool		 agent_uploaded(const struct agent_conn *);
-const char	*agent_arch(const struct agent_conn *);
+bool	    agent_uploaded(const struct agent_conn *);
+const char *agent_arch(const struct agent_conn *);
 
-int		 agent_facts(struct agent_conn *, struct agent_facts *,
-		    char **cause);
+int agent_facts(struct agent_conn *, struct agent_facts *, char **cause);
 /* The value of key, or NULL if absent or unknown. */
-const char	*agent_facts_get(const struct agent_facts *, const char *key);
-void		 agent_facts_clear(struct agent_facts *);
+const char *agent_facts_get(const struct agent_facts *, const char *key);
+void	    agent_facts_clear(struct agent_facts *);
 
 /*
  * Starts a run and streams its results to cb until the agent reports the
@@ -80,21 +79,19 @@ void		 agent_facts_clear(struct agent_facts *);
  * returns -1: the run goes on on the host, and agent_fetch on a new
  * connection collects it.
  */
-int		 agent_run(struct agent_conn *, const struct agent_run_spec *,
-		    agent_result_cb cb, void *arg, int *state, char **cause);
+int agent_run(struct agent_conn *, const struct agent_run_spec *,
+    agent_result_cb cb, void *arg, int *state, char **cause);
 /* Replays spooled results from from_seq; with wait, blocks until the end. */
-int		 agent_fetch(struct agent_conn *, const char *run_id,
-		    uint64_t from_seq, bool wait, agent_result_cb cb, void *arg,
-		    int *state, char **cause);
+int agent_fetch(struct agent_conn *, const char *run_id, uint64_t from_seq,
+    bool wait, agent_result_cb cb, void *arg, int *state, char **cause);
 /*
  * Stops a run on the host (its runner kills the benchmark; no iteration
  * follows) and waits for the runner to end; *state gets the run's state.
  * What it spooled before stays there for agent_fetch.
  */
-int		 agent_cancel(struct agent_conn *, const char *run_id,
-		    int *state, char **cause);
+int agent_cancel(struct agent_conn *, const char *run_id, int *state,
+    char **cause);
 /* Tells the agent the run is stored; it deletes its spool. */
-int		 agent_ack(struct agent_conn *, const char *run_id,
-		    char **cause);
+int agent_ack(struct agent_conn *, const char *run_id, char **cause);
 
 #endif

@@ -17,8 +17,8 @@ ssh_backend_boot(struct backend *b, const struct backend_kernel *k,
 		return 0;
 	b->failure = BACKEND_FAIL_CONFIG;
 	*cause = xasprintf("machine \"%s\": kernel \"%s\": kernel switching "
-	    "on ssh hosts is not supported yet", b->machine->name,
-	    k->name != NULL ? k->name : k->image);
+			   "on ssh hosts is not supported yet",
+	    b->machine->name, k->name != NULL ? k->name : k->image);
 	return -1;
 }
 
@@ -68,8 +68,8 @@ backend_new(const struct machine *m, char **cause)
 		b->machine = m;
 		return b;
 	}
-	*cause = xasprintf("machine \"%s\": unknown kind %d", m->name,
-	    (int)m->kind);
+	*cause =
+	    xasprintf("machine \"%s\": unknown kind %d", m->name, (int)m->kind);
 	return NULL;
 }
 
@@ -102,10 +102,12 @@ backend_tries_cause(const struct backend *b, int n, const char *last)
 {
 	if (b->failure == BACKEND_FAIL_EMULATOR)
 		return xasprintf("%s (boot %d of %d; an emulator failure is "
-		    "not held against the kernel)", last, n, n);
+				 "not held against the kernel)",
+		    last, n, n);
 	if (b->failure == BACKEND_FAIL_HANG && n > 1)
 		return xasprintf("%s (boot %d of %d; each hang without a "
-		    "panic line was booted again)", last, n, n);
+				 "panic line was booted again)",
+		    last, n, n);
 	return xstrdup(last);
 }
 
@@ -113,8 +115,9 @@ int
 backend_boot_tries(struct backend *b, const struct backend_kernel *k,
     backend_retry_fn *retry, void *arg, int *boots, char **cause)
 {
-	int tries = b->machine->kind == MACHINE_LIBVIRT ?
-	    b->machine->libvirt.boot_tries : 1;
+	int   tries = b->machine->kind == MACHINE_LIBVIRT
+	      ? b->machine->libvirt.boot_tries
+	      : 1;
 	char *why = NULL;
 
 	for (*boots = 1;; (*boots)++) {
@@ -123,7 +126,8 @@ backend_boot_tries(struct backend *b, const struct backend_kernel *k,
 		if (backend_boot(b, k, &why) == 0)
 			return 0;
 		if ((b->failure != BACKEND_FAIL_HANG &&
-		    b->failure != BACKEND_FAIL_EMULATOR) || *boots >= tries)
+			b->failure != BACKEND_FAIL_EMULATOR) ||
+		    *boots >= tries)
 			break;
 		if (retry != NULL)
 			retry(arg, *boots, b->failure, why);

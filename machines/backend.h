@@ -15,10 +15,10 @@
 
 /* A kernel to boot; NULL image = the kernel the machine runs now. */
 struct backend_kernel {
-	const char	*name;		/* as users see it: "base", "patch 1" */
-	const char	*image;		/* bzImage / Image path on the controller */
-	const char	*initrd;	/* may be NULL */
-	const char	*cmdline;	/* full command line, may be NULL */
+	const char *name;    /* as users see it: "base", "patch 1" */
+	const char *image;   /* bzImage / Image path on the controller */
+	const char *initrd;  /* may be NULL */
+	const char *cmdline; /* full command line, may be NULL */
 };
 
 struct backend;
@@ -29,59 +29,57 @@ struct backend;
  * again (backend_boot_tries).
  */
 enum backend_failure {
-	BACKEND_FAIL_KERNEL = 0,	/* a panic, a crash, a stop */
-	BACKEND_FAIL_HANG,		/* no answer and no panic line */
-	BACKEND_FAIL_EMULATOR,		/* qemu exited, would not start, or
-					   libvirtd did not answer */
-	BACKEND_FAIL_CONFIG,		/* nothing can boot as configured */
+	BACKEND_FAIL_KERNEL = 0, /* a panic, a crash, a stop */
+	BACKEND_FAIL_HANG,	 /* no answer and no panic line */
+	BACKEND_FAIL_EMULATOR,	 /* qemu exited, would not start, or
+				    libvirtd did not answer */
+	BACKEND_FAIL_CONFIG,	 /* nothing can boot as configured */
 };
 
 struct backend_ops {
-	const char	*name;
+	const char *name;
 	/*
 	 * Brings the machine up running kernel k and returns once its ssh
 	 * port answers, or -1 with *cause (a panic, a crash, a timeout: the
 	 * cause says which, the backend's failure says what kind, and the
 	 * console excerpt is kept for backend_console).
 	 */
-	int		(*boot)(struct backend *, const struct backend_kernel *k,
-			    char **cause);
+	int (*boot)(struct backend *, const struct backend_kernel *k,
+	    char **cause);
 	/* Powers the machine off (destroys a VM); 0 or -1 with *cause. */
-	int		(*shutdown)(struct backend *, char **cause);
+	int (*shutdown)(struct backend *, char **cause);
 	/* The tail of the console of the last boot (caller frees), or NULL. */
-	char		*(*console)(struct backend *);
-	void		(*free)(struct backend *);
+	char *(*console)(struct backend *);
+	void (*free)(struct backend *);
 };
 
 struct backend {
-	const struct backend_ops	*ops;
-	const struct machine		*machine;
-	void				*priv;
-	enum backend_failure		 failure;	/* of the last boot */
+	const struct backend_ops *ops;
+	const struct machine	 *machine;
+	void			 *priv;
+	enum backend_failure	  failure; /* of the last boot */
 };
 
 /* Hears of a failed boot that is made again: its number and why. */
-typedef void	backend_retry_fn(void *arg, int boot, enum backend_failure,
-		    const char *why);
+typedef void backend_retry_fn(void *arg, int boot, enum backend_failure,
+    const char *why);
 
 /* Returns the backend for the machine's kind, or NULL with *cause. */
-struct backend	*backend_new(const struct machine *, char **cause);
+struct backend *backend_new(const struct machine *, char **cause);
 /* One boot; on failure b->failure says what kind. */
-int		 backend_boot(struct backend *, const struct backend_kernel *,
-		    char **cause);
+int backend_boot(struct backend *, const struct backend_kernel *, char **cause);
 /*
  * Boots k, and again on a fresh domain after an emulator failure or a hang
  * without a panic line, up to the machine's boot_tries boots in all; retry
  * (may be NULL) hears of each boot made again.  *boots is the number of
  * boots made.  On failure *cause says whether the kernel is to blame.
  */
-int		 backend_boot_tries(struct backend *,
-		    const struct backend_kernel *, backend_retry_fn *retry,
-		    void *arg, int *boots, char **cause);
+int backend_boot_tries(struct backend *, const struct backend_kernel *,
+    backend_retry_fn *retry, void *arg, int *boots, char **cause);
 /* "kernel", "hang", "emulator" or "config". */
-const char	*backend_failure_name(enum backend_failure);
-int		 backend_shutdown(struct backend *, char **cause);
-char		*backend_console(struct backend *);
-void		 backend_free(struct backend *);
+const char *backend_failure_name(enum backend_failure);
+int	    backend_shutdown(struct backend *, char **cause);
+char	   *backend_console(struct backend *);
+void	    backend_free(struct backend *);
 
 #endif

@@ -12,17 +12,17 @@
 #include "machines/domain_xml.h"
 
 #define DX_QEMU_NS	"http://libvirt.org/schemas/domain/qemu/1.0"
-#define DX_BASE_CMDLINE	"console=ttyS0 panic=1"
+#define DX_BASE_CMDLINE "console=ttyS0 panic=1"
 #define DX_NET_ID	"hilab0"
 /* A fixed PCI slot: qemu's own -device needs an address libvirt leaves. */
 #define DX_NET_ADDR	"0x10"
 
 /* The guest CPU topology as libvirt counts it (cores per die). */
 struct dx_topo {
-	int	sockets;
-	int	dies;
-	int	cores;
-	int	threads;
+	int sockets;
+	int dies;
+	int cores;
+	int threads;
 };
 
 /* Writes s with the five XML special characters escaped. */
@@ -66,7 +66,7 @@ static int
 dx_topology(const struct machine *m, struct dx_topo *t, char **cause)
 {
 	const struct machine_topology *mt = &m->topo;
-	int n = m->libvirt.vcpus, per;
+	int			       n = m->libvirt.vcpus, per;
 
 	t->sockets = mt->sockets > 0 ? mt->sockets : 1;
 	t->dies = mt->dies > 0 ? mt->dies : 1;
@@ -77,10 +77,11 @@ dx_topology(const struct machine *m, struct dx_topo *t, char **cause)
 	else
 		t->cores = n / per;
 	if (n < 1 || t->cores < 1 || per * t->cores != n) {
-		*cause = xasprintf("machine \"%s\": topology %d sockets x %d "
+		*cause = xasprintf(
+		    "machine \"%s\": topology %d sockets x %d "
 		    "dies x %d cores per die x %d threads does not make "
-		    "%d vcpus", m->name, t->sockets, t->dies, t->cores,
-		    t->threads, n);
+		    "%d vcpus",
+		    m->name, t->sockets, t->dies, t->cores, t->threads, n);
 		return -1;
 	}
 	return 0;
@@ -88,11 +89,10 @@ dx_topology(const struct machine *m, struct dx_topo *t, char **cause)
 
 /* Checks what the domain cannot do without; -1 with *cause. */
 static int
-dx_check(const struct machine *m, const struct backend_kernel *k,
-    char **cause)
+dx_check(const struct machine *m, const struct backend_kernel *k, char **cause)
 {
 	struct in_addr a;
-	const char *why = NULL;
+	const char    *why = NULL;
 
 	if (k == NULL || k->image == NULL)
 		why = "no kernel image to boot";
@@ -100,8 +100,9 @@ dx_check(const struct machine *m, const struct backend_kernel *k,
 		why = "only x86_64 VMs are supported";
 	else if (m->libvirt.memory_kib == 0)
 		why = "no memory size";
-	else if (m->ssh.host == NULL || inet_pton(AF_INET, m->ssh.host,
-	    &a) != 1 || (ntohl(a.s_addr) >> 24) != 127)
+	else if (m->ssh.host == NULL ||
+	    inet_pton(AF_INET, m->ssh.host, &a) != 1 ||
+	    (ntohl(a.s_addr) >> 24) != 127)
 		why = "ssh host must be a loopback IPv4 address (127.x.y.z)";
 	else if (m->ssh.port < 1 || m->ssh.port > 65535)
 		why = "ssh port out of range";
@@ -116,13 +117,14 @@ static void
 dx_os(FILE *fp, const struct machine *m, const struct backend_kernel *k)
 {
 	const char *mc = m->libvirt.cmdline, *jc = k->cmdline;
-	char *cmdline;
+	char	   *cmdline;
 
 	cmdline = xasprintf("%s%s%s%s%s", DX_BASE_CMDLINE,
 	    mc != NULL && *mc != '\0' ? " " : "", mc != NULL ? mc : "",
 	    jc != NULL && *jc != '\0' ? " " : "", jc != NULL ? jc : "");
 	fputs("  <os>\n"
-	    "    <type arch='x86_64' machine='pc'>hvm</type>\n", fp);
+	      "    <type arch='x86_64' machine='pc'>hvm</type>\n",
+	    fp);
 	dx_elem(fp, "    ", "kernel", k->image);
 	if (k->initrd != NULL)
 		dx_elem(fp, "    ", "initrd", k->initrd);
@@ -136,14 +138,16 @@ static void
 dx_cpu(FILE *fp, const struct machine *m, const struct dx_topo *t)
 {
 	const struct machine_libvirt *lv = &m->libvirt;
-	size_t i;
+	size_t			      i;
 
 	fputs("  <cpu mode='custom' match='exact'>\n", fp);
 	fputs("    <model fallback='forbid'>", fp);
 	dx_esc(fp, lv->cpu_model != NULL ? lv->cpu_model : "Nehalem");
 	fputs("</model>\n", fp);
-	fprintf(fp, "    <topology sockets='%d' dies='%d' cores='%d' "
-	    "threads='%d'/>\n", t->sockets, t->dies, t->cores, t->threads);
+	fprintf(fp,
+	    "    <topology sockets='%d' dies='%d' cores='%d' "
+	    "threads='%d'/>\n",
+	    t->sockets, t->dies, t->cores, t->threads);
 	if (lv->ncells > 0) {
 		fputs("    <numa>\n", fp);
 		for (i = 0; i < lv->ncells; i++) {
@@ -165,22 +169,25 @@ static void
 dx_devices(FILE *fp, const struct machine *m, const char *console_path)
 {
 	fputs("  <devices>\n", fp);
-	dx_elem(fp, "    ", "emulator", m->libvirt.emulator != NULL ?
-	    m->libvirt.emulator : MACHINE_QEMU_SINGLE);
+	dx_elem(fp, "    ", "emulator",
+	    m->libvirt.emulator != NULL ? m->libvirt.emulator
+					: MACHINE_QEMU_SINGLE);
 	fputs("    <serial type='file'>\n"
-	    "      <source path='", fp);
+	      "      <source path='",
+	    fp);
 	dx_esc(fp, console_path);
 	fputs("'/>\n"
-	    "      <target port='0'/>\n"
-	    "    </serial>\n"
-	    "    <panic model='isa'>\n"
-	    "      <address type='isa' iobase='0x505'/>\n"
-	    "    </panic>\n"
-	    "    <rng model='virtio'>\n"
-	    "      <backend model='random'>/dev/urandom</backend>\n"
-	    "    </rng>\n"
-	    "    <memballoon model='none'/>\n"
-	    "  </devices>\n", fp);
+	      "      <target port='0'/>\n"
+	      "    </serial>\n"
+	      "    <panic model='isa'>\n"
+	      "      <address type='isa' iobase='0x505'/>\n"
+	      "    </panic>\n"
+	      "    <rng model='virtio'>\n"
+	      "      <backend model='random'>/dev/urandom</backend>\n"
+	      "    </rng>\n"
+	      "    <memballoon model='none'/>\n"
+	      "  </devices>\n",
+	    fp);
 }
 
 /* Writes one <qemu:arg>. */
@@ -204,8 +211,8 @@ dx_network(FILE *fp, const struct machine *m)
 	dx_qemu_arg(fp, "-netdev");
 	dx_qemu_arg(fp, netdev);
 	dx_qemu_arg(fp, "-device");
-	dx_qemu_arg(fp, "virtio-net-pci,netdev=" DX_NET_ID
-	    ",bus=pci.0,addr=" DX_NET_ADDR);
+	dx_qemu_arg(fp,
+	    "virtio-net-pci,netdev=" DX_NET_ID ",bus=pci.0,addr=" DX_NET_ADDR);
 	fputs("  </qemu:commandline>\n", fp);
 	free(netdev);
 }
@@ -221,29 +228,31 @@ domain_xml_new(const struct machine *m, const struct backend_kernel *k,
     const char *console_path, char **cause)
 {
 	struct dx_topo t;
-	char *xml = NULL, *name = NULL;
-	size_t len;
-	FILE *fp;
+	char	      *xml = NULL, *name = NULL;
+	size_t	       len;
+	FILE	      *fp;
 
 	if (dx_check(m, k, cause) == -1 || dx_topology(m, &t, cause) == -1)
 		return NULL;
 	if ((fp = open_memstream(&xml, &len)) == NULL) {
-		*cause = xasprintf("machine \"%s\": open_memstream failed",
-		    m->name);
+		*cause =
+		    xasprintf("machine \"%s\": open_memstream failed", m->name);
 		return NULL;
 	}
 	name = domain_xml_name(m);
 	fputs("<domain type='qemu' xmlns:qemu='" DX_QEMU_NS "'>\n", fp);
 	dx_elem(fp, "  ", "name", name);
-	fprintf(fp, "  <memory unit='KiB'>%llu</memory>\n"
+	fprintf(fp,
+	    "  <memory unit='KiB'>%llu</memory>\n"
 	    "  <vcpu placement='static'>%d</vcpu>\n",
 	    (unsigned long long)m->libvirt.memory_kib, m->libvirt.vcpus);
 	dx_os(fp, m, k);
 	fputs("  <features>\n    <acpi/>\n    <apic/>\n  </features>\n", fp);
 	dx_cpu(fp, m, &t);
 	fputs("  <on_poweroff>destroy</on_poweroff>\n"
-	    "  <on_reboot>destroy</on_reboot>\n"
-	    "  <on_crash>destroy</on_crash>\n", fp);
+	      "  <on_reboot>destroy</on_reboot>\n"
+	      "  <on_crash>destroy</on_crash>\n",
+	    fp);
 	dx_devices(fp, m, console_path);
 	dx_network(fp, m);
 	fputs("</domain>\n", fp);

@@ -10,10 +10,10 @@
 #include "machines/machine.h"
 
 /* Every lab domain's name starts with this. */
-#define DOMAIN_XML_PREFIX	"hilab-"
+#define DOMAIN_XML_PREFIX "hilab-"
 
 /* The domain name of machine m: "hilab-<name>" (caller frees). */
-char	*domain_xml_name(const struct machine *);
+char *domain_xml_name(const struct machine *);
 
 /*
  * Returns the domain XML for booting kernel k on machine m with its
@@ -23,7 +23,7 @@ char	*domain_xml_name(const struct machine *);
  * a loopback IPv4 address).  The kernel command line is
  * "console=ttyS0 panic=1", then the machine's cmdline, then k->cmdline.
  */
-char	*domain_xml_new(const struct machine *m, const struct backend_kernel *k,
-	    const char *console_path, char **cause);
+char *domain_xml_new(const struct machine *m, const struct backend_kernel *k,
+    const char *console_path, char **cause);
 
 #endif

@@ -29,18 +29,18 @@
 #define INV_MAX_KEYS 16
 #define INV_DESC_MAX 40
 #define INV_DAY_MS   (24LL * 3600 * 1000)
-#define INV_MIN_KIB  1024ULL                      /* 1M */
+#define INV_MIN_KIB  1024ULL			  /* 1M */
 #define INV_MAX_KIB  (16ULL * 1024 * 1024 * 1024) /* 16T */
 
 #define INV_REQUIRED 0x1 /* the key must be given */
 #define INV_EMPTY_OK 0x2 /* a string may be "" */
 
-#define INV_DURATION                                                           \
-	"a duration from 1ms to 24h such as \"10s\" or "                       \
+#define INV_DURATION                                     \
+	"a duration from 1ms to 24h such as \"10s\" or " \
 	"\"500ms\""
 #define INV_SIZE    "a size from 1M to 16T such as \"4G\" or \"512M\""
 #define INV_CPULIST "a cpu list such as \"0-3,8\""
-#define INV_LLC     "cpu lists split by \";\" such as \"0-3;4-7\""
+#define INV_LLC	    "cpu lists split by \";\" such as \"0-3;4-7\""
 #define INV_ARGV    "a command such as [pdu, off, \"3\"]"
 
 /* One error, kept for sorting. */
@@ -49,42 +49,42 @@ struct inv_error {
 	size_t line; /* 1-based, 0 for a whole file */
 	size_t col;
 	size_t seq;
-	char *msg; /* "file:line:col: message" */
+	char  *msg; /* "file:line:col: message" */
 };
 
 struct inv_errors {
 	struct inv_error *v;
-	size_t n;
+	size_t		  n;
 };
 
 /* What one load collects across its files. */
 struct inv_loader {
 	struct inventory *inv;
 	struct inv_errors errs;
-	size_t nfiles;
+	size_t		  nfiles;
 };
 
 /* One file being parsed. */
 struct inv_file {
-	const char *path; /* as shown in errors */
-	char *dir;        /* its absolute directory */
-	size_t fileno;
-	yaml_document_t doc;
+	const char	  *path; /* as shown in errors */
+	char		  *dir;	 /* its absolute directory */
+	size_t		   fileno;
+	yaml_document_t	   doc;
 	struct inv_loader *ld;
 };
 
 struct inv_key;
 typedef void (*inv_parse_fn)(struct inv_file *, const struct inv_key *,
-                             yaml_node_t *, void *);
+    yaml_node_t *, void *);
 
 /* One allowed key of a mapping and where its value goes. */
 struct inv_key {
-	const char *name;
-	inv_parse_fn parse;
-	size_t off; /* into the mapping's struct */
-	int flags;
-	long min; /* numbers */
-	long max;
+	const char	     *name;
+	inv_parse_fn	      parse;
+	size_t		      off; /* into the mapping's struct */
+	int		      flags;
+	long		      min; /* numbers */
+	long		      max;
 	const struct inv_key *sub; /* sections */
 };
 
@@ -95,16 +95,16 @@ struct inv_range {
 
 struct inv_cpuset {
 	struct inv_range *v;
-	size_t n;
+	size_t		  n;
 };
 
 /* Records one error at a 1-based position (line 0: the whole file). */
 static void
 inv_errors_add(struct inv_loader *ld, size_t fileno, size_t line, size_t col,
-               char *msg)
+    char *msg)
 {
 	struct inv_errors *errs = &ld->errs;
-	struct inv_error *e;
+	struct inv_error  *e;
 
 	errs->v = xreallocarray(errs->v, errs->n + 1, sizeof(*errs->v));
 	e = &errs->v[errs->n];
@@ -120,13 +120,12 @@ static void __attribute__((format(printf, 4, 5)))
 inv_error_at(struct inv_file *f, size_t line, size_t col, const char *fmt, ...)
 {
 	va_list ap;
-	char *msg;
+	char   *msg;
 
 	va_start(ap, fmt);
 	msg = xvasprintf(fmt, ap);
 	va_end(ap);
-	inv_errors_add(
-	    f->ld, f->fileno, line + 1, col + 1,
+	inv_errors_add(f->ld, f->fileno, line + 1, col + 1,
 	    xasprintf("%s:%zu:%zu: %s", f->path, line + 1, col + 1, msg));
 	free(msg);
 }
@@ -157,8 +156,8 @@ static char *
 inv_quote(const char *s, size_t max)
 {
 	size_t len = strlen(s), i, n = 0;
-	bool cut = max > 0 && len > max;
-	char *out;
+	bool   cut = max > 0 && len > max;
+	char  *out;
 
 	if (cut) {
 		len = max;
@@ -202,12 +201,12 @@ inv_desc(yaml_node_t *v)
 /* Reports `"key" must be EXPECT, not VALUE` at the value. */
 static void
 inv_expect(struct inv_file *f, const struct inv_key *k, yaml_node_t *v,
-           const char *expect)
+    const char *expect)
 {
 	char *d = inv_desc(v);
 
 	inv_error_at(f, v->start_mark.line, v->start_mark.column,
-	             "\"%s\" must be %s, not %s", k->name, expect, d);
+	    "\"%s\" must be %s, not %s", k->name, expect, d);
 	free(d);
 }
 
@@ -222,13 +221,13 @@ inv_is_null(yaml_node_t *v)
 		return false;
 	s = (const char *)v->data.scalar.value;
 	return (*s == '\0' || strcmp(s, "~") == 0 || strcmp(s, "null") == 0 ||
-	        strcmp(s, "Null") == 0 || strcmp(s, "NULL") == 0);
+	    strcmp(s, "Null") == 0 || strcmp(s, "NULL") == 0);
 }
 
 /* The text of a scalar value, or NULL after reporting what was expected. */
 static const char *
 inv_scalar(struct inv_file *f, const struct inv_key *k, yaml_node_t *v,
-           const char *expect)
+    const char *expect)
 {
 	const char *s;
 
@@ -239,8 +238,7 @@ inv_scalar(struct inv_file *f, const struct inv_key *k, yaml_node_t *v,
 	s = (const char *)v->data.scalar.value;
 	if (strlen(s) != v->data.scalar.length) {
 		inv_error_at(f, v->start_mark.line, v->start_mark.column,
-		             "\"%s\" must not contain a nul character",
-		             k->name);
+		    "\"%s\" must not contain a nul character", k->name);
 		return NULL;
 	}
 	return s;
@@ -258,7 +256,7 @@ static yaml_node_pair_t *
 inv_map_pair(struct inv_file *f, yaml_node_t *map, const char *name)
 {
 	yaml_node_pair_t *p;
-	yaml_node_t *k;
+	yaml_node_t	 *k;
 
 	if (map == NULL || map->type != YAML_MAPPING_NODE)
 		return NULL;
@@ -277,7 +275,7 @@ static yaml_node_t *
 inv_map_value(struct inv_file *f, yaml_node_t *map, const char *name)
 {
 	yaml_node_pair_t *p = inv_map_pair(f, map, name);
-	yaml_node_t *v;
+	yaml_node_t	 *v;
 
 	if (p == NULL)
 		return NULL;
@@ -300,17 +298,17 @@ inv_key_find(const struct inv_key *keys, const char *name)
 /* Checks one key of a mapping and hands its value to the key's parser. */
 static void
 inv_pair(struct inv_file *f, yaml_node_pair_t *p, const struct inv_key *keys,
-         void *base, yaml_node_t **seen)
+    void *base, yaml_node_t **seen)
 {
 	yaml_node_t *k = inv_node(f, p->key), *v = inv_node(f, p->value);
-	const char *name;
-	char *d;
-	int i;
+	const char  *name;
+	char	    *d;
+	int	     i;
 
 	if (k->type != YAML_SCALAR_NODE) {
 		d = inv_desc(k);
 		inv_error_at(f, k->start_mark.line, k->start_mark.column,
-		             "a key must be a string, not %s", d);
+		    "a key must be a string, not %s", d);
 		free(d);
 		return;
 	}
@@ -318,14 +316,14 @@ inv_pair(struct inv_file *f, yaml_node_pair_t *p, const struct inv_key *keys,
 	if ((i = inv_key_find(keys, name)) == -1) {
 		d = inv_quote(name, INV_DESC_MAX);
 		inv_error_at(f, k->start_mark.line, k->start_mark.column,
-		             "unknown key %s", d);
+		    "unknown key %s", d);
 		free(d);
 		return;
 	}
 	if (seen[i] != NULL) {
 		inv_error_at(f, k->start_mark.line, k->start_mark.column,
-		             "duplicate key \"%s\", first at line %zu", name,
-		             seen[i]->start_mark.line + 1);
+		    "duplicate key \"%s\", first at line %zu", name,
+		    seen[i]->start_mark.line + 1);
 		return;
 	}
 	seen[i] = k;
@@ -340,11 +338,11 @@ inv_pair(struct inv_file *f, yaml_node_pair_t *p, const struct inv_key *keys,
  */
 static void
 inv_mapping(struct inv_file *f, yaml_node_t *map, const struct inv_key *keys,
-            void *base, const char *section)
+    void *base, const char *section)
 {
-	yaml_node_t *seen[INV_MAX_KEYS] = {NULL};
+	yaml_node_t	 *seen[INV_MAX_KEYS] = { NULL };
 	yaml_node_pair_t *p;
-	int i;
+	int		  i;
 
 	for (p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top;
 	     p++)
@@ -353,22 +351,22 @@ inv_mapping(struct inv_file *f, yaml_node_t *map, const struct inv_key *keys,
 		if (!(keys[i].flags & INV_REQUIRED))
 			continue;
 		if (seen[i] == NULL)
-			inv_error_at(
-			    f, map->start_mark.line, map->start_mark.column,
+			inv_error_at(f, map->start_mark.line,
+			    map->start_mark.column,
 			    "missing required key \"%s\"%s%s%s", keys[i].name,
 			    section ? " in \"" : "", section ? section : "",
 			    section ? "\"" : "");
 		else if (inv_map_value(f, map, keys[i].name) == NULL)
 			inv_error_at(f, seen[i]->start_mark.line,
-			             seen[i]->start_mark.column,
-			             "\"%s\" must have a value", keys[i].name);
+			    seen[i]->start_mark.column,
+			    "\"%s\" must have a value", keys[i].name);
 	}
 }
 
 /* A nested mapping: topology, ssh, libvirt. */
 static void
 inv_parse_section(struct inv_file *f, const struct inv_key *k, yaml_node_t *v,
-                  void *dst)
+    void *dst)
 {
 	if (v->type != YAML_MAPPING_NODE) {
 		inv_expect(f, k, v, "a mapping");
@@ -390,7 +388,7 @@ inv_store(void *dst, const char *s)
 /* Free text (cpu_model, notes, cmdline). */
 static void
 inv_parse_str(struct inv_file *f, const struct inv_key *k, yaml_node_t *v,
-              void *dst)
+    void *dst)
 {
 	const char *s = inv_scalar(f, k, v, "a string");
 
@@ -405,7 +403,7 @@ inv_parse_str(struct inv_file *f, const struct inv_key *k, yaml_node_t *v,
 /* A string with no blanks or control characters (host, user). */
 static void
 inv_parse_word(struct inv_file *f, const struct inv_key *k, yaml_node_t *v,
-               void *dst)
+    void *dst)
 {
 	const char *s = inv_scalar(f, k, v, "a word without blanks"), *c;
 
@@ -423,19 +421,20 @@ inv_parse_word(struct inv_file *f, const struct inv_key *k, yaml_node_t *v,
 /* A machine name: 1 to 64 of [A-Za-z0-9._-]. */
 static void
 inv_parse_name(struct inv_file *f, const struct inv_key *k, yaml_node_t *v,
-               void *dst)
+    void *dst)
 {
 	static const char expect[] =
 	    "1 to 64 characters from A-Z a-z 0-9 . _ -";
 	const char *s = inv_scalar(f, k, v, expect);
-	size_t len;
+	size_t	    len;
 
 	if (s == NULL)
 		return;
 	len = strlen(s);
 	if (len == 0 || len > INV_NAME_MAX ||
-	    strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
-	              "0123456789._-") != len)
+	    strspn(s,
+		"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+		"0123456789._-") != len)
 		inv_expect(f, k, v, expect);
 	else
 		inv_store(dst, s);
@@ -444,9 +443,9 @@ inv_parse_name(struct inv_file *f, const struct inv_key *k, yaml_node_t *v,
 /* kind: ssh | libvirt. */
 static void
 inv_parse_kind(struct inv_file *f, const struct inv_key *k, yaml_node_t *v,
-               void *dst)
+    void *dst)
 {
-	const char *s = inv_scalar(f, k, v, "ssh or libvirt");
+	const char	  *s = inv_scalar(f, k, v, "ssh or libvirt");
 	enum machine_kind *kind = dst;
 
 	if (s == NULL)
@@ -462,7 +461,7 @@ inv_parse_kind(struct inv_file *f, const struct inv_key *k, yaml_node_t *v,
 /* arch: x86_64 | aarch64. */
 static void
 inv_parse_arch(struct inv_file *f, const struct inv_key *k, yaml_node_t *v,
-               void *dst)
+    void *dst)
 {
 	const char *s = inv_scalar(f, k, v, "x86_64 or aarch64");
 
@@ -479,7 +478,7 @@ static bool
 inv_strtoll(const char *s, long long *out)
 {
 	const char *d = s[0] == '-' ? s + 1 : s;
-	char *end;
+	char	   *end;
 
 	if (!isdigit((unsigned char)*d))
 		return false;
@@ -491,11 +490,11 @@ inv_strtoll(const char *s, long long *out)
 /* An int field in [k->min, k->max]. */
 static void
 inv_parse_int(struct inv_file *f, const struct inv_key *k, yaml_node_t *v,
-              void *dst)
+    void *dst)
 {
 	const char *s;
-	char *expect;
-	long long n;
+	char	   *expect;
+	long long   n;
 
 	expect = xasprintf("a number from %ld to %ld", k->min, k->max);
 	if ((s = inv_scalar(f, k, v, expect)) == NULL)
@@ -511,7 +510,7 @@ out:
 /* true/false (yes/no, on/off as YAML 1.1 has them). */
 static void
 inv_parse_bool(struct inv_file *f, const struct inv_key *k, yaml_node_t *v,
-               void *dst)
+    void *dst)
 {
 	const char *s = inv_scalar(f, k, v, "true or false");
 
@@ -521,7 +520,7 @@ inv_parse_bool(struct inv_file *f, const struct inv_key *k, yaml_node_t *v,
 	    strcasecmp(s, "on") == 0)
 		*(bool *)dst = true;
 	else if (strcasecmp(s, "false") == 0 || strcasecmp(s, "no") == 0 ||
-	         strcasecmp(s, "off") == 0)
+	    strcasecmp(s, "off") == 0)
 		*(bool *)dst = false;
 	else
 		inv_expect(f, k, v, "true or false");
@@ -531,7 +530,7 @@ inv_parse_bool(struct inv_file *f, const struct inv_key *k, yaml_node_t *v,
 static bool
 inv_duration_ms(const char *s, long long *ms)
 {
-	char *end;
+	char	 *end;
 	long long n, unit;
 
 	if (!isdigit((unsigned char)*s))
@@ -557,10 +556,10 @@ inv_duration_ms(const char *s, long long *ms)
 /* A duration into an int of milliseconds, 1ms to 24h. */
 static void
 inv_parse_duration(struct inv_file *f, const struct inv_key *k, yaml_node_t *v,
-                   void *dst)
+    void *dst)
 {
 	const char *s = inv_scalar(f, k, v, INV_DURATION);
-	long long ms;
+	long long   ms;
 
 	if (s == NULL)
 		return;
@@ -574,9 +573,9 @@ inv_parse_duration(struct inv_file *f, const struct inv_key *k, yaml_node_t *v,
 static bool
 inv_size_kib(const char *s, uint64_t *kib)
 {
-	char *end;
+	char		  *end;
 	unsigned long long n;
-	const char *units = "KMGT", *u;
+	const char	  *units = "KMGT", *u;
 
 	if (!isdigit((unsigned char)*s))
 		return false;
@@ -595,10 +594,10 @@ inv_size_kib(const char *s, uint64_t *kib)
 /* A memory size, 1M to 16T, into a uint64_t of KiB. */
 static void
 inv_parse_size(struct inv_file *f, const struct inv_key *k, yaml_node_t *v,
-               void *dst)
+    void *dst)
 {
 	const char *s = inv_scalar(f, k, v, INV_SIZE);
-	uint64_t kib;
+	uint64_t    kib;
 
 	if (s == NULL)
 		return;
@@ -612,7 +611,7 @@ inv_parse_size(struct inv_file *f, const struct inv_key *k, yaml_node_t *v,
 static char *
 inv_path_resolve(const char *dir, const char *rel)
 {
-	char *joined, *out, *tok, *save = NULL;
+	char  *joined, *out, *tok, *save = NULL;
 	size_t n = 0, len;
 
 	if (rel[0] == '/')
@@ -646,10 +645,10 @@ inv_path_resolve(const char *dir, const char *rel)
 /* A local file path; a relative one is taken from the file's directory. */
 static void
 inv_parse_path(struct inv_file *f, const struct inv_key *k, yaml_node_t *v,
-               void *dst)
+    void *dst)
 {
 	const char *s = inv_scalar(f, k, v, "a path");
-	char **p = dst;
+	char	  **p = dst;
 
 	if (s == NULL)
 		return;
@@ -659,8 +658,8 @@ inv_parse_path(struct inv_file *f, const struct inv_key *k, yaml_node_t *v,
 	}
 	if (s[0] == '~') {
 		inv_expect(f, k, v,
-		           "an absolute path or one relative to the "
-		           "machine file");
+		    "an absolute path or one relative to the "
+		    "machine file");
 		return;
 	}
 	free(*p);
@@ -670,10 +669,10 @@ inv_parse_path(struct inv_file *f, const struct inv_key *k, yaml_node_t *v,
 /* A path on the remote host: it must be absolute. */
 static void
 inv_parse_abspath(struct inv_file *f, const struct inv_key *k, yaml_node_t *v,
-                  void *dst)
+    void *dst)
 {
 	const char *s = inv_scalar(f, k, v, "an absolute path");
-	char **p = dst;
+	char	  **p = dst;
 
 	if (s == NULL)
 		return;
@@ -688,11 +687,11 @@ inv_parse_abspath(struct inv_file *f, const struct inv_key *k, yaml_node_t *v,
 /* A libvirt connection URI. */
 static void
 inv_parse_uri(struct inv_file *f, const struct inv_key *k, yaml_node_t *v,
-              void *dst)
+    void *dst)
 {
 	static const char expect[] = "a libvirt uri such as "
-	                             "\"qemu:///system\"";
-	const char *s = inv_scalar(f, k, v, expect);
+				     "\"qemu:///system\"";
+	const char	 *s = inv_scalar(f, k, v, expect);
 
 	if (s == NULL)
 		return;
@@ -707,7 +706,7 @@ static int
 inv_cpu_num(const char **pp, const char *end)
 {
 	const char *p = *pp;
-	int n = 0, digits = 0;
+	int	    n = 0, digits = 0;
 
 	while (p < end && *p == ' ')
 		p++;
@@ -738,7 +737,7 @@ static bool
 inv_cpulist_parse(const char *s, size_t len, struct inv_cpuset *set)
 {
 	const char *p = s, *end = s + len;
-	int lo, hi;
+	int	    lo, hi;
 
 	do {
 		if ((lo = inv_cpu_num(&p, end)) == -1)
@@ -791,7 +790,7 @@ static int
 inv_cpuset_count(const struct inv_cpuset *set)
 {
 	size_t i;
-	int n = 0;
+	int    n = 0;
 
 	for (i = 0; i < set->n; i++)
 		n += set->v[i].hi - set->v[i].lo + 1;
@@ -810,7 +809,7 @@ inv_cpuset_format(const struct inv_cpuset *set, char *out)
 			out += sprintf(out, "%s%d", i ? "," : "", set->v[i].lo);
 		else
 			out += sprintf(out, "%s%d-%d", i ? "," : "",
-			               set->v[i].lo, set->v[i].hi);
+			    set->v[i].lo, set->v[i].hi);
 	}
 }
 
@@ -818,10 +817,10 @@ inv_cpuset_format(const struct inv_cpuset *set, char *out)
 static bool
 inv_cpugroups_parse(const char *s, struct inv_cpuset *all, int *dup)
 {
-	const char *g = s, *semi;
-	struct inv_cpuset set = {NULL, 0};
-	size_t i, len;
-	bool ok;
+	const char	 *g = s, *semi;
+	struct inv_cpuset set = { NULL, 0 };
+	size_t		  i, len;
+	bool		  ok;
 
 	*dup = -1;
 	do {
@@ -845,10 +844,10 @@ inv_cpugroups_parse(const char *s, struct inv_cpuset *all, int *dup)
 static char *
 inv_cpugroups_format(const char *s)
 {
-	char *out = xcalloc(1, strlen(s) * 13 + 2);
-	const char *g = s, *semi;
-	struct inv_cpuset set = {NULL, 0};
-	size_t len;
+	char		 *out = xcalloc(1, strlen(s) * 13 + 2);
+	const char	 *g = s, *semi;
+	struct inv_cpuset set = { NULL, 0 };
+	size_t		  len;
 
 	do {
 		semi = strchr(g, ';');
@@ -868,12 +867,12 @@ inv_cpugroups_format(const char *s)
 /* A cpu list, or with groups a ';'-separated list of them; normalized. */
 static void
 inv_parse_cpugroups(struct inv_file *f, const struct inv_key *k, yaml_node_t *v,
-                    void *dst, bool groups)
+    void *dst, bool groups)
 {
-	const char *expect = groups ? INV_LLC : INV_CPULIST;
-	const char *s = inv_scalar(f, k, v, expect);
-	struct inv_cpuset all = {NULL, 0};
-	int dup;
+	const char	 *expect = groups ? INV_LLC : INV_CPULIST;
+	const char	 *s = inv_scalar(f, k, v, expect);
+	struct inv_cpuset all = { NULL, 0 };
+	int		  dup;
 
 	if (s == NULL)
 		return;
@@ -884,8 +883,7 @@ inv_parse_cpugroups(struct inv_file *f, const struct inv_key *k, yaml_node_t *v,
 	}
 	if (dup != -1) {
 		inv_error_at(f, v->start_mark.line, v->start_mark.column,
-		             "\"%s\" lists cpu %d more than once", k->name,
-		             dup);
+		    "\"%s\" lists cpu %d more than once", k->name, dup);
 		goto out;
 	}
 	free(*(char **)dst);
@@ -897,7 +895,7 @@ out:
 /* A numa cell's cpu list. */
 static void
 inv_parse_cpus(struct inv_file *f, const struct inv_key *k, yaml_node_t *v,
-               void *dst)
+    void *dst)
 {
 	inv_parse_cpugroups(f, k, v, dst, false);
 }
@@ -905,7 +903,7 @@ inv_parse_cpus(struct inv_file *f, const struct inv_key *k, yaml_node_t *v,
 /* The LLC groups of a topology. */
 static void
 inv_parse_llc(struct inv_file *f, const struct inv_key *k, yaml_node_t *v,
-              void *dst)
+    void *dst)
 {
 	inv_parse_cpugroups(f, k, v, dst, true);
 }
@@ -913,7 +911,7 @@ inv_parse_llc(struct inv_file *f, const struct inv_key *k, yaml_node_t *v,
 /* lan or lanplus: the ipmitool interface. */
 static void
 inv_parse_ipmi_if(struct inv_file *f, const struct inv_key *k, yaml_node_t *v,
-                  void *dst)
+    void *dst)
 {
 	const char *s = inv_scalar(f, k, v, "lan or lanplus");
 
@@ -944,12 +942,11 @@ inv_argv_word(struct inv_file *f, const struct inv_key *k, yaml_node_t *item)
 
 	if (item->type == YAML_SCALAR_NODE && item->data.scalar.length > 0 &&
 	    strlen((const char *)item->data.scalar.value) ==
-	        item->data.scalar.length)
+		item->data.scalar.length)
 		return xstrdup((const char *)item->data.scalar.value);
 	d = inv_desc(item);
 	inv_error_at(f, item->start_mark.line, item->start_mark.column,
-	             "\"%s\" entries must be non-empty strings, not %s", k->name,
-	             d);
+	    "\"%s\" entries must be non-empty strings, not %s", k->name, d);
 	free(d);
 	return NULL;
 }
@@ -960,11 +957,11 @@ inv_argv_word(struct inv_file *f, const struct inv_key *k, yaml_node_t *item)
  */
 static void
 inv_parse_argv(struct inv_file *f, const struct inv_key *k, yaml_node_t *v,
-               void *dst)
+    void *dst)
 {
 	yaml_node_item_t *i;
-	char ***argv = dst, **out, *prog;
-	size_t n = 0;
+	char	       ***argv = dst, **out, *prog;
+	size_t		  n = 0;
 
 	if (v->type != YAML_SEQUENCE_NODE) {
 		inv_expect(f, k, v, INV_ARGV);
@@ -972,13 +969,14 @@ inv_parse_argv(struct inv_file *f, const struct inv_key *k, yaml_node_t *v,
 	}
 	if (v->data.sequence.items.top == v->data.sequence.items.start) {
 		inv_error_at(f, v->start_mark.line, v->start_mark.column,
-		             "\"%s\" must be %s, not an empty sequence", k->name,
-		             INV_ARGV);
+		    "\"%s\" must be %s, not an empty sequence", k->name,
+		    INV_ARGV);
 		return;
 	}
 	out = xcalloc((size_t)(v->data.sequence.items.top -
-	                       v->data.sequence.items.start) + 1,
-	              sizeof(*out));
+			  v->data.sequence.items.start) +
+		1,
+	    sizeof(*out));
 	for (i = v->data.sequence.items.start; i < v->data.sequence.items.top;
 	     i++) {
 		if ((out[n++] = inv_argv_word(f, k, inv_node(f, *i))) == NULL) {
@@ -996,8 +994,8 @@ inv_parse_argv(struct inv_file *f, const struct inv_key *k, yaml_node_t *v,
 }
 
 #define TOPO(f) offsetof(struct machine_topology, f)
-#define SSH(f)  offsetof(struct machine_ssh, f)
-#define LV(f)   offsetof(struct machine_libvirt, f)
+#define SSH(f)	offsetof(struct machine_ssh, f)
+#define LV(f)	offsetof(struct machine_libvirt, f)
 #define CELL(f) offsetof(struct machine_numa_cell, f)
 #define MACH(f) offsetof(struct machine, f)
 #define IPMI(f) offsetof(struct machine_ipmi, f)
@@ -1005,20 +1003,22 @@ inv_parse_argv(struct inv_file *f, const struct inv_key *k, yaml_node_t *v,
 #define POWR(f) offsetof(struct machine_power, f)
 
 static const struct inv_key inv_cell_keys[] = {
-    {"cpus", inv_parse_cpus, CELL(cpus), INV_REQUIRED, 0, 0, NULL},
-    {"memory", inv_parse_size, CELL(memory_kib), INV_REQUIRED, 0, 0, NULL},
-    {NULL, NULL, 0, 0, 0, 0, NULL}};
+	{ "cpus", inv_parse_cpus, CELL(cpus), INV_REQUIRED, 0, 0, NULL },
+	{ "memory", inv_parse_size, CELL(memory_kib), INV_REQUIRED, 0, 0,
+	    NULL },
+	{ NULL, NULL, 0, 0, 0, 0, NULL }
+};
 
 /* The guest NUMA cells: a sequence of {cpus, memory}. */
 static void
 inv_parse_cells(struct inv_file *f, const struct inv_key *k, yaml_node_t *v,
-                void *dst)
+    void *dst)
 {
-	struct machine_libvirt *lv = dst;
+	struct machine_libvirt	 *lv = dst;
 	struct machine_numa_cell *c;
-	yaml_node_item_t *i;
-	yaml_node_t *item;
-	char *d;
+	yaml_node_item_t	 *i;
+	yaml_node_t		 *item;
+	char			 *d;
 
 	if (v->type != YAML_SEQUENCE_NODE) {
 		inv_expect(f, k, v, "a sequence of mappings");
@@ -1030,14 +1030,14 @@ inv_parse_cells(struct inv_file *f, const struct inv_key *k, yaml_node_t *v,
 		if (item->type != YAML_MAPPING_NODE) {
 			d = inv_desc(item);
 			inv_error_at(f, item->start_mark.line,
-			             item->start_mark.column,
-			             "a \"%s\" entry must be a mapping, not %s",
-			             k->name, d);
+			    item->start_mark.column,
+			    "a \"%s\" entry must be a mapping, not %s", k->name,
+			    d);
 			free(d);
 			continue;
 		}
 		lv->cells = xreallocarray(lv->cells, lv->ncells + 1,
-		                          sizeof(*lv->cells));
+		    sizeof(*lv->cells));
 		c = &lv->cells[lv->ncells++];
 		memset(c, 0, sizeof(*c));
 		inv_mapping(f, item, inv_cell_keys, c, k->name);
@@ -1045,93 +1045,105 @@ inv_parse_cells(struct inv_file *f, const struct inv_key *k, yaml_node_t *v,
 }
 
 static const struct inv_key inv_topology_keys[] = {
-    {"cpus", inv_parse_int, TOPO(cpus), 0, 1, INV_MAX_CPUS, NULL},
-    {"sockets", inv_parse_int, TOPO(sockets), 0, 1, 1024, NULL},
-    {"dies", inv_parse_int, TOPO(dies), 0, 1, 1024, NULL},
-    {"cores", inv_parse_int, TOPO(cores), 0, 1, INV_MAX_CPUS, NULL},
-    {"threads", inv_parse_int, TOPO(threads), 0, 1, 64, NULL},
-    {"numa_nodes", inv_parse_int, TOPO(numa_nodes), 0, 1, 4096, NULL},
-    {"llc_groups", inv_parse_llc, TOPO(llc_groups), 0, 0, 0, NULL},
-    {NULL, NULL, 0, 0, 0, 0, NULL}};
+	{ "cpus", inv_parse_int, TOPO(cpus), 0, 1, INV_MAX_CPUS, NULL },
+	{ "sockets", inv_parse_int, TOPO(sockets), 0, 1, 1024, NULL },
+	{ "dies", inv_parse_int, TOPO(dies), 0, 1, 1024, NULL },
+	{ "cores", inv_parse_int, TOPO(cores), 0, 1, INV_MAX_CPUS, NULL },
+	{ "threads", inv_parse_int, TOPO(threads), 0, 1, 64, NULL },
+	{ "numa_nodes", inv_parse_int, TOPO(numa_nodes), 0, 1, 4096, NULL },
+	{ "llc_groups", inv_parse_llc, TOPO(llc_groups), 0, 0, 0, NULL },
+	{ NULL, NULL, 0, 0, 0, 0, NULL }
+};
 
 static const struct inv_key inv_ssh_keys[] = {
-    {"host", inv_parse_word, SSH(host), INV_REQUIRED, 0, 0, NULL},
-    {"port", inv_parse_int, SSH(port), 0, 1, 65535, NULL},
-    {"user", inv_parse_word, SSH(user), 0, 0, 0, NULL},
-    {"identity", inv_parse_path, SSH(identity), INV_REQUIRED, 0, 0, NULL},
-    {"known_hosts", inv_parse_path, SSH(known_hosts), INV_REQUIRED, 0, 0, NULL},
-    {"trust_on_first_use", inv_parse_bool, SSH(trust_on_first_use), 0, 0, 0,
-     NULL},
-    {"connect_timeout", inv_parse_duration, SSH(connect_timeout_ms), 0, 0, 0,
-     NULL},
-    {"command_timeout", inv_parse_duration, SSH(command_timeout_ms), 0, 0, 0,
-     NULL},
-    {"agent_dir", inv_parse_abspath, SSH(agent_dir), 0, 0, 0, NULL},
-    {NULL, NULL, 0, 0, 0, 0, NULL}};
+	{ "host", inv_parse_word, SSH(host), INV_REQUIRED, 0, 0, NULL },
+	{ "port", inv_parse_int, SSH(port), 0, 1, 65535, NULL },
+	{ "user", inv_parse_word, SSH(user), 0, 0, 0, NULL },
+	{ "identity", inv_parse_path, SSH(identity), INV_REQUIRED, 0, 0, NULL },
+	{ "known_hosts", inv_parse_path, SSH(known_hosts), INV_REQUIRED, 0, 0,
+	    NULL },
+	{ "trust_on_first_use", inv_parse_bool, SSH(trust_on_first_use), 0, 0,
+	    0, NULL },
+	{ "connect_timeout", inv_parse_duration, SSH(connect_timeout_ms), 0, 0,
+	    0, NULL },
+	{ "command_timeout", inv_parse_duration, SSH(command_timeout_ms), 0, 0,
+	    0, NULL },
+	{ "agent_dir", inv_parse_abspath, SSH(agent_dir), 0, 0, 0, NULL },
+	{ NULL, NULL, 0, 0, 0, 0, NULL }
+};
 
 /* numa_cells fills cells and ncells, so its parser gets the whole section. */
-static const struct inv_key inv_libvirt_keys[] = {
-    {"uri", inv_parse_uri, LV(uri), 0, 0, 0, NULL},
-    {"vcpus", inv_parse_int, LV(vcpus), 0, 1, 4096, NULL},
-    {"memory", inv_parse_size, LV(memory_kib), INV_REQUIRED, 0, 0, NULL},
-    {"cpu_model", inv_parse_str, LV(cpu_model), 0, 0, 0, NULL},
-    {"numa_cells", inv_parse_cells, 0, 0, 0, 0, NULL},
-    {"cmdline", inv_parse_str, LV(cmdline), INV_EMPTY_OK, 0, 0, NULL},
-    {"disk", inv_parse_path, LV(disk), 0, 0, 0, NULL},
-    {"console_dir", inv_parse_path, LV(console_dir), 0, 0, 0, NULL},
-    {"kernel", inv_parse_path, LV(kernel), 0, 0, 0, NULL},
-    {"initrd", inv_parse_path, LV(initrd), 0, 0, 0, NULL},
-    {"boot_timeout", inv_parse_duration, LV(boot_timeout_ms), 0, 0, 0, NULL},
-    {"emulator", inv_parse_abspath, LV(emulator), 0, 0, 0, NULL},
-    {"boot_tries", inv_parse_int, LV(boot_tries), 0, 1, 20, NULL},
-    {NULL, NULL, 0, 0, 0, 0, NULL}};
+static const struct inv_key inv_libvirt_keys[] = { { "uri", inv_parse_uri,
+						       LV(uri), 0, 0, 0, NULL },
+	{ "vcpus", inv_parse_int, LV(vcpus), 0, 1, 4096, NULL },
+	{ "memory", inv_parse_size, LV(memory_kib), INV_REQUIRED, 0, 0, NULL },
+	{ "cpu_model", inv_parse_str, LV(cpu_model), 0, 0, 0, NULL },
+	{ "numa_cells", inv_parse_cells, 0, 0, 0, 0, NULL },
+	{ "cmdline", inv_parse_str, LV(cmdline), INV_EMPTY_OK, 0, 0, NULL },
+	{ "disk", inv_parse_path, LV(disk), 0, 0, 0, NULL },
+	{ "console_dir", inv_parse_path, LV(console_dir), 0, 0, 0, NULL },
+	{ "kernel", inv_parse_path, LV(kernel), 0, 0, 0, NULL },
+	{ "initrd", inv_parse_path, LV(initrd), 0, 0, 0, NULL },
+	{ "boot_timeout", inv_parse_duration, LV(boot_timeout_ms), 0, 0, 0,
+	    NULL },
+	{ "emulator", inv_parse_abspath, LV(emulator), 0, 0, 0, NULL },
+	{ "boot_tries", inv_parse_int, LV(boot_tries), 0, 1, 20, NULL },
+	{ NULL, NULL, 0, 0, 0, 0, NULL } };
 
 static const struct inv_key inv_ipmi_keys[] = {
-    {"host", inv_parse_word, IPMI(host), INV_REQUIRED, 0, 0, NULL},
-    {"port", inv_parse_int, IPMI(port), 0, 1, 65535, NULL},
-    {"user", inv_parse_word, IPMI(user), INV_REQUIRED, 0, 0, NULL},
-    {"password_file", inv_parse_path, IPMI(password_file), INV_REQUIRED, 0, 0,
-     NULL},
-    {"interface", inv_parse_ipmi_if, IPMI(interface), 0, 0, 0, NULL},
-    {"cipher", inv_parse_int, IPMI(cipher), 0, 1, 17, NULL},
-    {NULL, NULL, 0, 0, 0, 0, NULL}};
+	{ "host", inv_parse_word, IPMI(host), INV_REQUIRED, 0, 0, NULL },
+	{ "port", inv_parse_int, IPMI(port), 0, 1, 65535, NULL },
+	{ "user", inv_parse_word, IPMI(user), INV_REQUIRED, 0, 0, NULL },
+	{ "password_file", inv_parse_path, IPMI(password_file), INV_REQUIRED, 0,
+	    0, NULL },
+	{ "interface", inv_parse_ipmi_if, IPMI(interface), 0, 0, 0, NULL },
+	{ "cipher", inv_parse_int, IPMI(cipher), 0, 1, 17, NULL },
+	{ NULL, NULL, 0, 0, 0, 0, NULL }
+};
 
 static const struct inv_key inv_power_command_keys[] = {
-    {"on", inv_parse_argv, PCMD(on), INV_REQUIRED, 0, 0, NULL},
-    {"off", inv_parse_argv, PCMD(off), INV_REQUIRED, 0, 0, NULL},
-    {"cycle", inv_parse_argv, PCMD(cycle), 0, 0, 0, NULL},
-    {"status", inv_parse_argv, PCMD(status), 0, 0, 0, NULL},
-    {NULL, NULL, 0, 0, 0, 0, NULL}};
+	{ "on", inv_parse_argv, PCMD(on), INV_REQUIRED, 0, 0, NULL },
+	{ "off", inv_parse_argv, PCMD(off), INV_REQUIRED, 0, 0, NULL },
+	{ "cycle", inv_parse_argv, PCMD(cycle), 0, 0, 0, NULL },
+	{ "status", inv_parse_argv, PCMD(status), 0, 0, 0, NULL },
+	{ NULL, NULL, 0, 0, 0, 0, NULL }
+};
 
 static const struct inv_key inv_power_keys[] = {
-    {"ipmi", inv_parse_section, POWR(ipmi), 0, 0, 0, inv_ipmi_keys},
-    {"command", inv_parse_section, POWR(command), 0, 0, 0,
-     inv_power_command_keys},
-    {"boot_timeout", inv_parse_duration, POWR(boot_timeout_ms), 0, 0, 0, NULL},
-    {NULL, NULL, 0, 0, 0, 0, NULL}};
+	{ "ipmi", inv_parse_section, POWR(ipmi), 0, 0, 0, inv_ipmi_keys },
+	{ "command", inv_parse_section, POWR(command), 0, 0, 0,
+	    inv_power_command_keys },
+	{ "boot_timeout", inv_parse_duration, POWR(boot_timeout_ms), 0, 0, 0,
+	    NULL },
+	{ NULL, NULL, 0, 0, 0, 0, NULL }
+};
 
 static const struct inv_key inv_machine_keys[] = {
-    {"name", inv_parse_name, MACH(name), INV_REQUIRED, 0, 0, NULL},
-    {"kind", inv_parse_kind, MACH(kind), INV_REQUIRED, 0, 0, NULL},
-    {"arch", inv_parse_arch, MACH(arch), 0, 0, 0, NULL},
-    {"cpu_model", inv_parse_str, MACH(cpu_model), 0, 0, 0, NULL},
-    {"notes", inv_parse_str, MACH(notes), INV_EMPTY_OK, 0, 0, NULL},
-    {"mirror", inv_parse_path, MACH(mirror), 0, 0, 0, NULL},
-    {"topology", inv_parse_section, MACH(topo), 0, 0, 0, inv_topology_keys},
-    {"ssh", inv_parse_section, MACH(ssh), INV_REQUIRED, 0, 0, inv_ssh_keys},
-    {"libvirt", inv_parse_section, MACH(libvirt), 0, 0, 0, inv_libvirt_keys},
-    {"power", inv_parse_section, MACH(power), 0, 0, 0, inv_power_keys},
-    {NULL, NULL, 0, 0, 0, 0, NULL}};
+	{ "name", inv_parse_name, MACH(name), INV_REQUIRED, 0, 0, NULL },
+	{ "kind", inv_parse_kind, MACH(kind), INV_REQUIRED, 0, 0, NULL },
+	{ "arch", inv_parse_arch, MACH(arch), 0, 0, 0, NULL },
+	{ "cpu_model", inv_parse_str, MACH(cpu_model), 0, 0, 0, NULL },
+	{ "notes", inv_parse_str, MACH(notes), INV_EMPTY_OK, 0, 0, NULL },
+	{ "mirror", inv_parse_path, MACH(mirror), 0, 0, 0, NULL },
+	{ "topology", inv_parse_section, MACH(topo), 0, 0, 0,
+	    inv_topology_keys },
+	{ "ssh", inv_parse_section, MACH(ssh), INV_REQUIRED, 0, 0,
+	    inv_ssh_keys },
+	{ "libvirt", inv_parse_section, MACH(libvirt), 0, 0, 0,
+	    inv_libvirt_keys },
+	{ "power", inv_parse_section, MACH(power), 0, 0, 0, inv_power_keys },
+	{ NULL, NULL, 0, 0, 0, 0, NULL }
+};
 
 /* Reports an error at the value of key in map (which must be there). */
 static void __attribute__((format(printf, 4, 5)))
 inv_error_key(struct inv_file *f, yaml_node_t *map, const char *key,
-              const char *fmt, ...)
+    const char *fmt, ...)
 {
 	yaml_node_pair_t *p = inv_map_pair(f, map, key);
-	yaml_mark_t mark = map->start_mark;
-	va_list ap;
-	char *msg;
+	yaml_mark_t	  mark = map->start_mark;
+	va_list		  ap;
+	char		 *msg;
 
 	if (p != NULL)
 		mark = inv_node(f, p->value)->start_mark;
@@ -1145,10 +1157,10 @@ inv_error_key(struct inv_file *f, yaml_node_t *map, const char *key,
 /* Checks LLC groups against the cpu count: every cpu in one group. */
 static void
 inv_llc_check(struct inv_file *f, yaml_node_t *tmap,
-              const struct machine_topology *t)
+    const struct machine_topology *t)
 {
-	struct inv_cpuset all = {NULL, 0};
-	int dup, count;
+	struct inv_cpuset all = { NULL, 0 };
+	int		  dup, count;
 
 	if (t->llc_groups == NULL || t->cpus < 1)
 		return;
@@ -1156,21 +1168,21 @@ inv_llc_check(struct inv_file *f, yaml_node_t *tmap,
 	count = inv_cpuset_count(&all);
 	if (all.v[all.n - 1].hi >= t->cpus)
 		inv_error_key(f, tmap, "llc_groups",
-		              "\"llc_groups\" names cpu "
-		              "%d, but \"cpus\" is %d",
-		              all.v[all.n - 1].hi, t->cpus);
+		    "\"llc_groups\" names cpu "
+		    "%d, but \"cpus\" is %d",
+		    all.v[all.n - 1].hi, t->cpus);
 	else if (count != t->cpus)
 		inv_error_key(f, tmap, "llc_groups",
-		              "\"llc_groups\" covers %d "
-		              "of %d cpus",
-		              count, t->cpus);
+		    "\"llc_groups\" covers %d "
+		    "of %d cpus",
+		    count, t->cpus);
 	free(all.v);
 }
 
 /* Checks the topology: sockets x cores x threads == cpus when all given. */
 static void
 inv_topology_check(struct inv_file *f, yaml_node_t *tmap,
-                   struct machine_topology *t)
+    struct machine_topology *t)
 {
 	long product;
 
@@ -1180,15 +1192,14 @@ inv_topology_check(struct inv_file *f, yaml_node_t *tmap,
 		product = (long)t->sockets * t->cores * t->threads;
 	if (product > 0 && t->cpus > 0 && product != t->cpus)
 		inv_error_key(f, tmap, "cpus",
-		              "\"cpus\" is %d, but sockets x "
-		              "cores x threads is %d x %d x %d = %ld",
-		              t->cpus, t->sockets, t->cores, t->threads,
-		              product);
+		    "\"cpus\" is %d, but sockets x "
+		    "cores x threads is %d x %d x %d = %ld",
+		    t->cpus, t->sockets, t->cores, t->threads, product);
 	else if (product > INV_MAX_CPUS)
 		inv_error_key(f, tmap, "cores",
-		              "sockets x cores x threads is "
-		              "%ld, more than %d cpus",
-		              product, INV_MAX_CPUS);
+		    "sockets x cores x threads is "
+		    "%ld, more than %d cpus",
+		    product, INV_MAX_CPUS);
 	else if (product > 0 && t->cpus == -1)
 		t->cpus = (int)product;
 }
@@ -1209,20 +1220,19 @@ inv_size_str(uint64_t kib)
 /* Checks one numa cell's cpus against vcpus; false if one is beyond. */
 static bool
 inv_cell_check(struct inv_file *f, yaml_node_t *cmap,
-               const struct machine_numa_cell *c, int vcpus,
-               struct inv_cpuset *all)
+    const struct machine_numa_cell *c, int vcpus, struct inv_cpuset *all)
 {
-	struct inv_cpuset set = {NULL, 0};
-	size_t i;
-	bool ok = true;
+	struct inv_cpuset set = { NULL, 0 };
+	size_t		  i;
+	bool		  ok = true;
 
 	inv_cpulist_parse(c->cpus, strlen(c->cpus), &set);
 	inv_cpuset_normalize(&set);
 	if (set.v[set.n - 1].hi >= vcpus) {
 		inv_error_key(f, cmap, "cpus",
-		              "\"cpus\" names cpu %d, but "
-		              "\"vcpus\" is %d",
-		              set.v[set.n - 1].hi, vcpus);
+		    "\"cpus\" names cpu %d, but "
+		    "\"vcpus\" is %d",
+		    set.v[set.n - 1].hi, vcpus);
 		ok = false;
 	}
 	for (i = 0; i < set.n; i++)
@@ -1236,18 +1246,19 @@ static void
 inv_cells_check(struct inv_file *f, yaml_node_t *lmap, struct machine *m)
 {
 	struct machine_libvirt *lv = &m->libvirt;
-	yaml_node_t *seq = inv_map_value(f, lmap, "numa_cells");
-	yaml_node_t *item;
-	struct inv_cpuset all = {NULL, 0};
-	uint64_t sum = 0;
-	size_t i;
-	int dup;
-	bool inside = true;
-	char *a = NULL, *b = NULL;
+	yaml_node_t	       *seq = inv_map_value(f, lmap, "numa_cells");
+	yaml_node_t	       *item;
+	struct inv_cpuset	all = { NULL, 0 };
+	uint64_t		sum = 0;
+	size_t			i;
+	int			dup;
+	bool			inside = true;
+	char		       *a = NULL, *b = NULL;
 
 	if (seq == NULL || lv->ncells == 0 || lv->vcpus < 1 ||
-	    lv->ncells != (size_t)(seq->data.sequence.items.top -
-	                           seq->data.sequence.items.start))
+	    lv->ncells !=
+		(size_t)(seq->data.sequence.items.top -
+		    seq->data.sequence.items.start))
 		return;
 	for (i = 0; i < lv->ncells; i++) {
 		if (lv->cells[i].cpus == NULL || lv->cells[i].memory_kib == 0)
@@ -1259,21 +1270,21 @@ inv_cells_check(struct inv_file *f, yaml_node_t *lmap, struct machine *m)
 	}
 	if ((dup = inv_cpuset_normalize(&all)) != -1)
 		inv_error_key(f, lmap, "numa_cells",
-		              "cpu %d is in more than "
-		              "one of \"numa_cells\"",
-		              dup);
+		    "cpu %d is in more than "
+		    "one of \"numa_cells\"",
+		    dup);
 	else if (inside && inv_cpuset_count(&all) != lv->vcpus)
 		inv_error_key(f, lmap, "numa_cells",
-		              "\"numa_cells\" cover %d "
-		              "of %d vcpus",
-		              inv_cpuset_count(&all), lv->vcpus);
+		    "\"numa_cells\" cover %d "
+		    "of %d vcpus",
+		    inv_cpuset_count(&all), lv->vcpus);
 	if (lv->memory_kib != 0 && sum != lv->memory_kib) {
 		a = inv_size_str(sum);
 		b = inv_size_str(lv->memory_kib);
 		inv_error_key(f, lmap, "numa_cells",
-		              "\"numa_cells\" memory "
-		              "adds up to %s, but \"memory\" is %s",
-		              a, b);
+		    "\"numa_cells\" memory "
+		    "adds up to %s, but \"memory\" is %s",
+		    a, b);
 	}
 out:
 	free(a);
@@ -1288,8 +1299,8 @@ out:
 static const char *
 inv_emulator_problem(const struct machine_libvirt *lv)
 {
-	const char *emu = lv->emulator != NULL ? lv->emulator :
-	    MACHINE_QEMU_SINGLE;
+	const char *emu =
+	    lv->emulator != NULL ? lv->emulator : MACHINE_QEMU_SINGLE;
 	struct stat st;
 
 	if (lv->uri != NULL && strncmp(lv->uri, "qemu:///", 8) != 0)
@@ -1312,7 +1323,7 @@ inv_emulator_problem(const struct machine_libvirt *lv)
  */
 static void
 inv_emulator_check(struct inv_file *f, yaml_node_t *lmap,
-                   const struct machine_libvirt *lv)
+    const struct machine_libvirt *lv)
 {
 	const char *why;
 
@@ -1321,8 +1332,7 @@ inv_emulator_check(struct inv_file *f, yaml_node_t *lmap,
 		return;
 	if ((why = inv_emulator_problem(lv)) != NULL)
 		inv_error_key(f, lmap, "emulator",
-		              "\"emulator\" %s cannot be run: %s", lv->emulator,
-		              why);
+		    "\"emulator\" %s cannot be run: %s", lv->emulator, why);
 }
 
 char *
@@ -1333,42 +1343,44 @@ inventory_emulator_check(const struct machine *m)
 	if (m->kind != MACHINE_LIBVIRT ||
 	    (why = inv_emulator_problem(&m->libvirt)) == NULL)
 		return NULL;
-	return xasprintf("%s:%d: machine \"%s\": emulator %s cannot be run: "
+	return xasprintf(
+	    "%s:%d: machine \"%s\": emulator %s cannot be run: "
 	    "%s (scripts/lab.sh installs %s; \"emulator: "
 	    "/usr/bin/qemu-system-x86_64\" in \"libvirt\" keeps qemu's own "
-	    "threading)", m->file != NULL ? m->file : "?", m->line, m->name,
-	    m->libvirt.emulator != NULL ? m->libvirt.emulator :
-	    MACHINE_QEMU_SINGLE, why, MACHINE_QEMU_SINGLE);
+	    "threading)",
+	    m->file != NULL ? m->file : "?", m->line, m->name,
+	    m->libvirt.emulator != NULL ? m->libvirt.emulator
+					: MACHINE_QEMU_SINGLE,
+	    why, MACHINE_QEMU_SINGLE);
 }
 
 /* Reconciles the libvirt section with the topology and checks the cells. */
 static void
 inv_libvirt_check(struct inv_file *f, yaml_node_t *map, struct machine *m)
 {
-	yaml_node_t *lmap = inv_map_value(f, map, "libvirt");
-	struct machine_libvirt *lv = &m->libvirt;
+	yaml_node_t		*lmap = inv_map_value(f, map, "libvirt");
+	struct machine_libvirt	*lv = &m->libvirt;
 	struct machine_topology *t = &m->topo;
 
 	if (lmap == NULL || lmap->type != YAML_MAPPING_NODE) {
 		if (lmap == NULL)
 			inv_error_at(f, map->start_mark.line,
-			             map->start_mark.column,
-			             "missing required key "
-			             "\"libvirt\" for kind libvirt");
+			    map->start_mark.column,
+			    "missing required key "
+			    "\"libvirt\" for kind libvirt");
 		return;
 	}
 	if (lv->vcpus > 0 && t->cpus > 0 && lv->vcpus != t->cpus)
 		inv_error_key(f, lmap, "vcpus",
-		              "\"vcpus\" is %d, but topology "
-		              "\"cpus\" is %d",
-		              lv->vcpus, t->cpus);
+		    "\"vcpus\" is %d, but topology "
+		    "\"cpus\" is %d",
+		    lv->vcpus, t->cpus);
 	else if (lv->vcpus < 1 && t->cpus > 0)
 		lv->vcpus = t->cpus;
 	else if (lv->vcpus > 0 && t->cpus < 1)
 		t->cpus = lv->vcpus;
 	else if (lv->vcpus < 1 && inv_map_value(f, lmap, "vcpus") == NULL)
-		inv_error_at(
-		    f, lmap->start_mark.line, lmap->start_mark.column,
+		inv_error_at(f, lmap->start_mark.line, lmap->start_mark.column,
 		    "missing required key \"vcpus\" in \"libvirt\" (or "
 		    "\"cpus\" in \"topology\")");
 	inv_cells_check(f, lmap, m);
@@ -1376,9 +1388,9 @@ inv_libvirt_check(struct inv_file *f, yaml_node_t *map, struct machine *m)
 	if (lv->ncells > 0 && t->numa_nodes > 0 &&
 	    (size_t)t->numa_nodes != lv->ncells)
 		inv_error_key(f, lmap, "numa_cells",
-		              "\"numa_cells\" has %zu "
-		              "cells, but topology \"numa_nodes\" is %d",
-		              lv->ncells, t->numa_nodes);
+		    "\"numa_cells\" has %zu "
+		    "cells, but topology \"numa_nodes\" is %d",
+		    lv->ncells, t->numa_nodes);
 	else if (lv->ncells > 0)
 		t->numa_nodes = (int)lv->ncells;
 }
@@ -1387,30 +1399,31 @@ inv_libvirt_check(struct inv_file *f, yaml_node_t *map, struct machine *m)
 static void
 inv_power_check(struct inv_file *f, yaml_node_t *map, struct machine *m)
 {
-	yaml_node_t *pmap = inv_map_value(f, map, "power");
+	yaml_node_t	 *pmap = inv_map_value(f, map, "power");
 	yaml_node_pair_t *p = inv_map_pair(f, map, "power");
-	bool ipmi, cmd;
+	bool		  ipmi, cmd;
 
 	if (pmap == NULL || pmap->type != YAML_MAPPING_NODE)
 		return;
 	if (m->kind == MACHINE_LIBVIRT) {
 		inv_error_at(f, inv_node(f, p->key)->start_mark.line,
-		             inv_node(f, p->key)->start_mark.column,
-		             "\"power\" is only allowed with kind ssh (libvirt "
-		             "powers its VMs)");
+		    inv_node(f, p->key)->start_mark.column,
+		    "\"power\" is only allowed with kind ssh (libvirt "
+		    "powers its VMs)");
 		return;
 	}
 	ipmi = inv_map_value(f, pmap, "ipmi") != NULL;
 	cmd = inv_map_value(f, pmap, "command") != NULL;
 	if (ipmi && cmd)
 		inv_error_key(f, pmap, "command",
-		              "\"power\" takes \"ipmi\" or \"command\", not "
-		              "both");
+		    "\"power\" takes \"ipmi\" or \"command\", not "
+		    "both");
 	else if (!ipmi && !cmd)
 		inv_error_at(f, pmap->start_mark.line, pmap->start_mark.column,
-		             "missing \"ipmi\" or \"command\" in \"power\"");
+		    "missing \"ipmi\" or \"command\" in \"power\"");
 	else
-		m->power.kind = ipmi ? MACHINE_POWER_IPMI : MACHINE_POWER_COMMAND;
+		m->power.kind =
+		    ipmi ? MACHINE_POWER_IPMI : MACHINE_POWER_COMMAND;
 }
 
 /* Fills in the power section's defaults. */
@@ -1467,7 +1480,7 @@ inv_defaults(struct machine *m)
 static void
 inv_machine_check(struct inv_file *f, yaml_node_t *map, struct machine *m)
 {
-	yaml_node_t *tmap = inv_map_value(f, map, "topology");
+	yaml_node_t	 *tmap = inv_map_value(f, map, "topology");
 	yaml_node_pair_t *p;
 
 	if ((p = inv_map_pair(f, map, "name")) != NULL)
@@ -1477,10 +1490,10 @@ inv_machine_check(struct inv_file *f, yaml_node_t *map, struct machine *m)
 	if (m->kind == MACHINE_LIBVIRT)
 		inv_libvirt_check(f, map, m);
 	else if (m->kind == MACHINE_SSH &&
-	         (p = inv_map_pair(f, map, "libvirt")) != NULL)
+	    (p = inv_map_pair(f, map, "libvirt")) != NULL)
 		inv_error_at(f, inv_node(f, p->key)->start_mark.line,
-		             inv_node(f, p->key)->start_mark.column,
-		             "\"libvirt\" is only allowed with kind libvirt");
+		    inv_node(f, p->key)->start_mark.column,
+		    "\"libvirt\" is only allowed with kind libvirt");
 	inv_power_check(f, map, m);
 	if (tmap != NULL && tmap->type == YAML_MAPPING_NODE)
 		inv_llc_check(f, tmap, &m->topo);
@@ -1504,16 +1517,15 @@ static void
 inv_add(struct inv_file *f, yaml_node_t *map, struct machine *m)
 {
 	struct inventory *inv = f->ld->inv;
-	yaml_node_t *v;
-	size_t i;
+	yaml_node_t	 *v;
+	size_t		  i;
 
 	for (i = 0; m->name != NULL && i < inv->n; i++) {
 		if (inv->machines[i]->name == NULL ||
 		    strcmp(inv->machines[i]->name, m->name) != 0)
 			continue;
 		v = inv_map_value(f, map, "name");
-		inv_error_at(
-		    f, v->start_mark.line, v->start_mark.column,
+		inv_error_at(f, v->start_mark.line, v->start_mark.column,
 		    "duplicate machine name \"%s\", first defined at %s:%d",
 		    m->name, inv->machines[i]->file, inv->machines[i]->line);
 		break;
@@ -1538,15 +1550,15 @@ inv_machine(struct inv_file *f, yaml_node_t *map)
 static void
 inv_root(struct inv_file *f)
 {
-	yaml_node_t *root = yaml_document_get_root_node(&f->doc);
+	yaml_node_t	 *root = yaml_document_get_root_node(&f->doc);
 	yaml_node_item_t *i;
-	yaml_node_t *item;
-	char *d;
+	yaml_node_t	 *item;
+	char		 *d;
 
 	if (root == NULL || inv_is_null(root)) {
 		inv_error_at(f, 0, 0,
-		             "no machine in file, expected a mapping "
-		             "or a sequence of mappings");
+		    "no machine in file, expected a mapping "
+		    "or a sequence of mappings");
 		return;
 	}
 	if (root->type == YAML_MAPPING_NODE) {
@@ -1555,8 +1567,7 @@ inv_root(struct inv_file *f)
 	}
 	if (root->type != YAML_SEQUENCE_NODE) {
 		d = inv_desc(root);
-		inv_error_at(
-		    f, root->start_mark.line, root->start_mark.column,
+		inv_error_at(f, root->start_mark.line, root->start_mark.column,
 		    "a machine file must hold a mapping or a sequence of "
 		    "mappings, not %s",
 		    d);
@@ -1572,7 +1583,7 @@ inv_root(struct inv_file *f)
 		}
 		d = inv_desc(item);
 		inv_error_at(f, item->start_mark.line, item->start_mark.column,
-		             "a machine must be a mapping, not %s", d);
+		    "a machine must be a mapping, not %s", d);
 		free(d);
 	}
 }
@@ -1595,25 +1606,24 @@ inv_syntax(struct inv_file *f, yaml_parser_t *parser, const char *buf)
 	}
 	if (parser->context != NULL)
 		inv_error_at(f, line, col,
-		             "syntax error: %s (%s at line %zu, "
-		             "column %zu)",
-		             parser->problem ? parser->problem : "?",
-		             parser->context, parser->context_mark.line + 1,
-		             parser->context_mark.column + 1);
+		    "syntax error: %s (%s at line %zu, "
+		    "column %zu)",
+		    parser->problem ? parser->problem : "?", parser->context,
+		    parser->context_mark.line + 1,
+		    parser->context_mark.column + 1);
 	else
 		inv_error_at(f, line, col, "syntax error: %s",
-		             parser->problem ? parser->problem
-		                             : "unknown problem");
+		    parser->problem ? parser->problem : "unknown problem");
 }
 
 /* Reads the whole file into *buf; -1 after reporting why it could not. */
 static int
 inv_read(struct inv_loader *ld, size_t fileno, const char *path, char **buf,
-         size_t *len)
+    size_t *len)
 {
 	FILE *fp;
 	char *why = NULL;
-	int rc = -1;
+	int   rc = -1;
 
 	*buf = xmalloc(INV_MAX_FILE + 1);
 	if ((fp = fopen(path, "r")) == NULL) {
@@ -1626,7 +1636,7 @@ inv_read(struct inv_loader *ld, size_t fileno, const char *path, char **buf,
 		inv_error_file(ld, fileno, "cannot read \"%s\"", path);
 	else if (*len > INV_MAX_FILE)
 		inv_error_file(ld, fileno, "\"%s\" is larger than %d bytes",
-		               path, INV_MAX_FILE);
+		    path, INV_MAX_FILE);
 	else
 		rc = 0;
 	(*buf)[rc == 0 ? *len : 0] = '\0';
@@ -1641,7 +1651,7 @@ static char *
 inv_dirname(const char *path)
 {
 	const char *slash = strrchr(path, '/');
-	char *dir, *real, *cwd;
+	char	   *dir, *real, *cwd;
 
 	if (slash == NULL)
 		dir = xstrdup(".");
@@ -1673,8 +1683,7 @@ inv_extra_doc(struct inv_file *f, yaml_parser_t *parser, const char *buf)
 		return;
 	}
 	if (yaml_document_get_root_node(&doc) != NULL)
-		inv_error_at(
-		    f, doc.start_mark.line, doc.start_mark.column,
+		inv_error_at(f, doc.start_mark.line, doc.start_mark.column,
 		    "a machine file must hold one yaml document, not more");
 	yaml_document_delete(&doc);
 }
@@ -1683,10 +1692,10 @@ inv_extra_doc(struct inv_file *f, yaml_parser_t *parser, const char *buf)
 static void
 inv_load_one(struct inv_loader *ld, const char *path)
 {
-	struct inv_file f = {.path = path, .fileno = ld->nfiles++, .ld = ld};
-	yaml_parser_t parser;
-	char *buf = NULL;
-	size_t len = 0;
+	struct inv_file f = { .path = path, .fileno = ld->nfiles++, .ld = ld };
+	yaml_parser_t	parser;
+	char	       *buf = NULL;
+	size_t		len = 0;
 
 	if (inv_read(ld, f.fileno, path, &buf, &len) == -1)
 		goto out;
@@ -1727,7 +1736,7 @@ static char *
 inv_errors_join(struct inv_errors *errs)
 {
 	size_t i, len = 0;
-	char *out;
+	char  *out;
 
 	qsort(errs->v, errs->n, sizeof(*errs->v), inv_error_cmp);
 	for (i = 0; i < errs->n; i++)
@@ -1736,7 +1745,7 @@ inv_errors_join(struct inv_errors *errs)
 	out[0] = '\0';
 	for (i = 0, len = 0; i < errs->n; i++)
 		len += (size_t)sprintf(out + len, "%s%s", i ? "\n" : "",
-		                       errs->v[i].msg);
+		    errs->v[i].msg);
 	return out;
 }
 
@@ -1745,7 +1754,7 @@ static struct inventory *
 inv_finish(struct inv_loader *ld, char **cause)
 {
 	struct inventory *inv = ld->inv;
-	size_t i;
+	size_t		  i;
 
 	*cause = NULL;
 	if (ld->errs.n > 0) {
@@ -1773,23 +1782,23 @@ inv_wanted(const char *name)
 	size_t len = strlen(name);
 
 	return name[0] != '.' && len > 5 &&
-	       strcmp(name + len - 5, ".yaml") == 0;
+	    strcmp(name + len - 5, ".yaml") == 0;
 }
 
 /* The sorted *.yaml names in dir; -1 after reporting it cannot be read. */
 static int
 inv_list(struct inv_loader *ld, const char *dir, char ***names, size_t *n)
 {
-	DIR *d;
+	DIR	      *d;
 	struct dirent *de;
-	char *why;
+	char	      *why;
 
 	*names = NULL;
 	*n = 0;
 	if ((d = opendir(dir)) == NULL) {
 		why = inv_strerror(errno);
 		inv_error_file(ld, 0, "cannot open directory \"%s\": %s", dir,
-		               why);
+		    why);
 		free(why);
 		return -1;
 	}
@@ -1808,17 +1817,16 @@ inv_list(struct inv_loader *ld, const char *dir, char ***names, size_t *n)
 struct inventory *
 inventory_load(const char *dir, char **cause)
 {
-	struct inv_loader ld = {.inv = xcalloc(1, sizeof(*ld.inv))};
-	char **names, *path;
-	size_t n, i, len = strlen(dir);
-	struct stat st;
+	struct inv_loader ld = { .inv = xcalloc(1, sizeof(*ld.inv)) };
+	char		**names, *path;
+	size_t		  n, i, len = strlen(dir);
+	struct stat	  st;
 
 	if (inv_list(&ld, dir, &names, &n) == -1)
 		goto out;
 	for (i = 0; i < n; i++) {
 		path = xasprintf("%.*s/%s",
-		                 (int)len - (len > 0 && dir[len - 1] == '/'),
-		                 dir, names[i]);
+		    (int)len - (len > 0 && dir[len - 1] == '/'), dir, names[i]);
 		/* Skip directories named *.yaml, report broken links. */
 		if (stat(path, &st) == -1 || S_ISREG(st.st_mode))
 			inv_load_one(&ld, path);
@@ -1833,7 +1841,7 @@ out:
 struct inventory *
 inventory_load_file(const char *path, char **cause)
 {
-	struct inv_loader ld = {.inv = xcalloc(1, sizeof(*ld.inv))};
+	struct inv_loader ld = { .inv = xcalloc(1, sizeof(*ld.inv)) };
 
 	inv_load_one(&ld, path);
 	return inv_finish(&ld, cause);
@@ -1876,14 +1884,15 @@ machine_kind_str(enum machine_kind kind)
 static bool
 inv_plain_ok(const char *s)
 {
-	static const char *words[] = {"null", "true", "false", "yes", "no",
-	                              "on",   "off",  "y",     "n",   NULL};
-	size_t i;
+	static const char *words[] = { "null", "true", "false", "yes", "no",
+		"on", "off", "y", "n", NULL };
+	size_t		   i;
 
 	if (!isalnum((unsigned char)s[0]) && s[0] != '/' && s[0] != '.')
 		return false;
-	if (strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
-	              "0123456789._/@+,;=-") != strlen(s))
+	if (strspn(s,
+		"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+		"0123456789._/@+,;=-") != strlen(s))
 		return false;
 	for (i = 0; words[i] != NULL; i++)
 		if (strcasecmp(s, words[i]) == 0)
@@ -1965,7 +1974,7 @@ inv_print_ssh(FILE *fp, const struct machine_ssh *s)
 	inv_print_str(fp, 4, "identity", s->identity);
 	inv_print_str(fp, 4, "known_hosts", s->known_hosts);
 	fprintf(fp, "    trust_on_first_use: %s\n",
-	        s->trust_on_first_use ? "true" : "false");
+	    s->trust_on_first_use ? "true" : "false");
 	inv_print_duration(fp, "connect_timeout", s->connect_timeout_ms);
 	inv_print_duration(fp, "command_timeout", s->command_timeout_ms);
 	inv_print_str(fp, 4, "agent_dir", s->agent_dir);
@@ -2003,14 +2012,15 @@ inv_print_libvirt(FILE *fp, const struct machine_libvirt *lv)
 static void
 inv_print_argv(FILE *fp, const char *key, char *const *argv)
 {
-	char *q;
+	char  *q;
 	size_t i;
 
 	if (argv == NULL)
 		return;
 	fprintf(fp, "      %s: [", key);
 	for (i = 0; argv[i] != NULL; i++) {
-		q = inv_plain_ok(argv[i]) ? xstrdup(argv[i]) : inv_quote(argv[i], 0);
+		q = inv_plain_ok(argv[i]) ? xstrdup(argv[i])
+					  : inv_quote(argv[i], 0);
 		fprintf(fp, "%s%s", i > 0 ? ", " : "", q);
 		free(q);
 	}

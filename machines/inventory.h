@@ -7,7 +7,7 @@
 #include "machines/machine.h"
 
 /* Default inventory directory; HILAB_MACHINES or a flag override it. */
-#define INVENTORY_DEFAULT_DIR	"/etc/hilab/machines"
+#define INVENTORY_DEFAULT_DIR "/etc/hilab/machines"
 
 /*
  * Parses every *.yaml file in dir (sorted by name, dot files skipped).
@@ -25,24 +25,24 @@ struct inventory *inventory_load_file(const char *path, char **cause);
 /* inventory_load for a directory, inventory_load_file for anything else. */
 struct inventory *inventory_load_path(const char *path, char **cause);
 /* The machine called name, or NULL; owned by the inventory. */
-struct machine	*inventory_find(const struct inventory *, const char *name);
+struct machine *inventory_find(const struct inventory *, const char *name);
 /*
  * Prints the normalized inventory (every default filled in) as a YAML
  * sequence of machines, "[]" when empty; parsing it again gives the same.
  */
-void		 inventory_print(FILE *, const struct inventory *);
+void inventory_print(FILE *, const struct inventory *);
 /* Prints one machine as an item of that sequence. */
-void		 inventory_print_machine(FILE *, const struct machine *);
+void inventory_print_machine(FILE *, const struct machine *);
 /*
  * NULL when a libvirt machine's emulator can be run here (or libvirt runs
  * it elsewhere: a uri other than qemu:///...), else why not, naming the
  * machine file (caller frees).  Where a VM boots and by "machines check":
  * loading a file only checks an emulator other than the default.
  */
-char		*inventory_emulator_check(const struct machine *);
+char *inventory_emulator_check(const struct machine *);
 /* "ssh" or "libvirt". */
-const char	*machine_kind_str(enum machine_kind);
-void		 inventory_free(struct inventory *);
-void		 machine_free(struct machine *);
+const char *machine_kind_str(enum machine_kind);
+void	    inventory_free(struct inventory *);
+void	    machine_free(struct machine *);
 
 #endif

@@ -22,8 +22,8 @@
 #include <libvirt/libvirt.h>
 #include <libvirt/virterror.h>
 
-#include "common/log.h"
 #include "common/clock.h"
+#include "common/log.h"
 #include "common/xmalloc.h"
 #include "machines/domain_xml.h"
 #include "machines/inventory.h"
@@ -35,43 +35,43 @@
 #define LV_PROBE_MS	3000
 #define LV_PAUSE_MS	200
 /* How much of the console a boot looks at and backend_console returns. */
-#define LV_CONSOLE_TAIL	(64 * 1024)
+#define LV_CONSOLE_TAIL (64 * 1024)
 #define LV_EXCERPT	8192
 #define LV_PANIC	"Kernel panic - not syncing"
 
 /* What the lifecycle callback saw; shared with the event loop thread. */
 struct lv_watch {
-	pthread_mutex_t	 mtx;
-	int		 refs;
-	bool		 stopped;
-	bool		 crashed;
-	int		 detail;	/* of the Stopped event */
+	pthread_mutex_t mtx;
+	int		refs;
+	bool		stopped;
+	bool		crashed;
+	int		detail; /* of the Stopped event */
 };
 
 /* A kernel a boot used, kept to boot it again for a NULL image. */
 struct lv_kernel {
-	char	*name;
-	char	*image;
-	char	*initrd;
-	char	*cmdline;
+	char *name;
+	char *image;
+	char *initrd;
+	char *cmdline;
 };
 
 struct lv_backend {
-	virConnectPtr		 conn;
-	char			*domname;
-	char			*console_path;	/* of the last boot */
-	char			*excerpt;	/* console kept at a failure */
-	struct lv_kernel	 last;
-	char			*def_kernel;
-	char			*def_initrd;
-	int			 boot_timeout_ms;
-	double			 boot_seconds;
-	int			 cb_id;		/* -1 when none */
-	struct lv_watch		*watch;
+	virConnectPtr	 conn;
+	char		*domname;
+	char		*console_path; /* of the last boot */
+	char		*excerpt;      /* console kept at a failure */
+	struct lv_kernel last;
+	char		*def_kernel;
+	char		*def_initrd;
+	int		 boot_timeout_ms;
+	double		 boot_seconds;
+	int		 cb_id; /* -1 when none */
+	struct lv_watch *watch;
 };
 
-static pthread_once_t	 lv_once = PTHREAD_ONCE_INIT;
-static int		 lv_ready = -1;
+static pthread_once_t lv_once = PTHREAD_ONCE_INIT;
+static int	      lv_ready = -1;
 
 /* Keeps libvirt's errors off stderr: callers get them in *cause. */
 static void
@@ -152,7 +152,7 @@ static int
 lv_remove_name(virConnectPtr conn, const char *name)
 {
 	virDomainPtr d;
-	int rc;
+	int	     rc;
 
 	if ((d = virDomainLookupByName(conn, name)) == NULL)
 		return 0;
@@ -188,7 +188,7 @@ static void
 lv_watch_unref(void *arg)
 {
 	struct lv_watch *w = arg;
-	int left;
+	int		 left;
 
 	pthread_mutex_lock(&w->mtx);
 	left = --w->refs;
@@ -207,8 +207,8 @@ lv_lifecycle_cb(virConnectPtr conn, virDomainPtr d, int event, int detail,
 	struct lv_watch *w = arg;
 
 	(void)conn;
-	log_debug(LV_TAG, "%s: event %d detail %d", virDomainGetName(d),
-	    event, detail);
+	log_debug(LV_TAG, "%s: event %d detail %d", virDomainGetName(d), event,
+	    detail);
 	pthread_mutex_lock(&w->mtx);
 	if (event == VIR_DOMAIN_EVENT_CRASHED)
 		w->crashed = true;
@@ -227,10 +227,10 @@ static int
 lv_watch_start(struct backend *b, virDomainPtr d, char **cause)
 {
 	struct lv_backend *lv = b->priv;
-	struct lv_watch *w = xcalloc(1, sizeof(*w));
+	struct lv_watch	  *w = xcalloc(1, sizeof(*w));
 
 	pthread_mutex_init(&w->mtx, NULL);
-	w->refs = 2;		/* this backend and libvirt */
+	w->refs = 2; /* this backend and libvirt */
 	lv->cb_id = virConnectDomainEventRegisterAny(lv->conn, d,
 	    VIR_DOMAIN_EVENT_ID_LIFECYCLE,
 	    VIR_DOMAIN_EVENT_CALLBACK(lv_lifecycle_cb), w, lv_watch_unref);
@@ -288,17 +288,17 @@ static char *
 lv_file_tail(const char *path, size_t max)
 {
 	struct stat st;
-	char *buf = NULL;
-	ssize_t n;
-	int fd;
+	char	   *buf = NULL;
+	ssize_t	    n;
+	int	    fd;
 
 	if (path == NULL || (fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
 		return NULL;
 	if (fstat(fd, &st) == -1)
 		goto out;
 	buf = xmalloc(max + 1);
-	n = pread(fd, buf, max, (size_t)st.st_size > max ?
-	    st.st_size - (off_t)max : 0);
+	n = pread(fd, buf, max,
+	    (size_t)st.st_size > max ? st.st_size - (off_t)max : 0);
 	buf[n > 0 ? n : 0] = '\0';
 out:
 	close(fd);
@@ -335,7 +335,7 @@ static int
 lv_mkdir_p(const char *dir)
 {
 	char *p = xstrdup(dir), *s, c;
-	int rc = 0;
+	int   rc = 0;
 
 	for (s = p + 1; rc == 0; s++) {
 		if (*s != '/' && *s != '\0')
@@ -357,12 +357,13 @@ static int
 lv_console_new(struct backend *b, char **cause)
 {
 	const struct machine *m = b->machine;
-	struct lv_backend *lv = b->priv;
-	const char *dir = m->libvirt.console_dir != NULL ?
-	    m->libvirt.console_dir : LIBVIRT_CONSOLE_DIR;
-	struct timespec ts;
-	struct tm tm;
-	char stamp[32];
+	struct lv_backend    *lv = b->priv;
+	const char	     *dir = m->libvirt.console_dir != NULL
+		      ? m->libvirt.console_dir
+		      : LIBVIRT_CONSOLE_DIR;
+	struct timespec	      ts;
+	struct tm	      tm;
+	char		      stamp[32];
 
 	if (lv_mkdir_p(dir) == -1) {
 		*cause = xasprintf("machine \"%s\": console dir \"%s\": %s",
@@ -373,8 +374,8 @@ lv_console_new(struct backend *b, char **cause)
 	localtime_r(&ts.tv_sec, &tm);
 	strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", &tm);
 	free(lv->console_path);
-	lv->console_path = xasprintf("%s/%s-%s.%03ld.log", dir, m->name,
-	    stamp, ts.tv_nsec / 1000000);
+	lv->console_path = xasprintf("%s/%s-%s.%03ld.log", dir, m->name, stamp,
+	    ts.tv_nsec / 1000000);
 	return 0;
 }
 
@@ -383,11 +384,11 @@ static bool
 lv_ssh_answers(const char *host, int port, int timeout_ms)
 {
 	struct sockaddr_in sa;
-	struct pollfd pfd;
-	socklen_t len = sizeof(int);
-	char buf[8];
-	int fd, err = 0;
-	bool ok = false;
+	struct pollfd	   pfd;
+	socklen_t	   len = sizeof(int);
+	char		   buf[8];
+	int		   fd, err = 0;
+	bool		   ok = false;
 
 	memset(&sa, 0, sizeof(sa));
 	sa.sin_family = AF_INET;
@@ -431,8 +432,8 @@ static char *
 lv_boot_failed(struct backend *b, virDomainPtr d, const char *tail)
 {
 	struct lv_backend *lv = b->priv;
-	bool crashed = false, stopped;
-	int state = 0, reason = 0;
+	bool		   crashed = false, stopped;
+	int		   state = 0, reason = 0;
 
 	stopped = lv_watch_stopped(lv->watch, &crashed);
 	b->failure = BACKEND_FAIL_KERNEL;
@@ -440,8 +441,8 @@ lv_boot_failed(struct backend *b, virDomainPtr d, const char *tail)
 		return xstrdup("panicked at boot");
 	if (crashed)
 		return xstrdup("crashed at boot");
-	if (stopped && lv_watch_detail(lv->watch) ==
-	    VIR_DOMAIN_EVENT_STOPPED_FAILED) {
+	if (stopped &&
+	    lv_watch_detail(lv->watch) == VIR_DOMAIN_EVENT_STOPPED_FAILED) {
 		b->failure = BACKEND_FAIL_EMULATOR;
 		return xstrdup("lost its emulator at boot (qemu exited)");
 	}
@@ -453,8 +454,8 @@ lv_boot_failed(struct backend *b, virDomainPtr d, const char *tail)
 		if (state == VIR_DOMAIN_SHUTOFF &&
 		    reason == VIR_DOMAIN_SHUTOFF_FAILED)
 			b->failure = BACKEND_FAIL_EMULATOR;
-		return xasprintf("stopped at boot (state %d, reason %d)",
-		    state, reason);
+		return xasprintf("stopped at boot (state %d, reason %d)", state,
+		    reason);
 	}
 	return NULL;
 }
@@ -465,8 +466,8 @@ lv_wait(struct backend *b, virDomainPtr d, const struct backend_kernel *k,
     int64_t t0, char **cause)
 {
 	const struct machine *m = b->machine;
-	struct lv_backend *lv = b->priv;
-	char *tail = NULL, *why = NULL, *line;
+	struct lv_backend    *lv = b->priv;
+	char		     *tail = NULL, *why = NULL, *line;
 
 	for (;;) {
 		free(tail);
@@ -533,13 +534,14 @@ static void
 lv_start_fail(struct backend *b, char **cause)
 {
 	const struct machine *m = b->machine;
-	const char *msg = virGetLastErrorMessage();
+	const char	     *msg = virGetLastErrorMessage();
 
 	b->failure = BACKEND_FAIL_EMULATOR;
 	if (strstr(msg, "host forwarding") != NULL && m->ssh.port < 1024) {
 		b->failure = BACKEND_FAIL_CONFIG;
 		*cause = xasprintf("machine \"%s\": start: %s (qemu runs "
-		    "unprivileged: use an ssh port above 1023)", m->name, msg);
+				   "unprivileged: use an ssh port above 1023)",
+		    m->name, msg);
 	} else
 		lv_fail(cause, m, "start");
 }
@@ -560,20 +562,19 @@ lv_emulator_check(struct backend *b, char **cause)
 
 /* Defines and starts the domain for k and waits until ssh answers. */
 static int
-lv_boot_kernel(struct backend *b, const struct backend_kernel *k,
-    char **cause)
+lv_boot_kernel(struct backend *b, const struct backend_kernel *k, char **cause)
 {
 	struct lv_backend *lv = b->priv;
-	virDomainPtr d = NULL;
-	char *xml = NULL;
-	int64_t t0;
-	int rc = -1;
+	virDomainPtr	   d = NULL;
+	char		  *xml = NULL;
+	int64_t		   t0;
+	int		   rc = -1;
 
 	b->failure = BACKEND_FAIL_CONFIG;
 	if (lv_emulator_check(b, cause) == -1 ||
 	    lv_console_new(b, cause) == -1 ||
-	    (xml = domain_xml_new(b->machine, k, lv->console_path,
-	    cause)) == NULL)
+	    (xml = domain_xml_new(b->machine, k, lv->console_path, cause)) ==
+		NULL)
 		return -1;
 	b->failure = BACKEND_FAIL_EMULATOR;
 	if (lv_connect(b, cause) == -1)
@@ -608,8 +609,8 @@ static bool
 lv_running(struct backend *b)
 {
 	struct lv_backend *lv = b->priv;
-	virDomainPtr d;
-	bool up = false;
+	virDomainPtr	   d;
+	bool		   up = false;
 
 	if (lv->conn == NULL ||
 	    (d = virDomainLookupByName(lv->conn, lv->domname)) == NULL)
@@ -625,7 +626,7 @@ lv_running(struct backend *b)
 static int
 lv_boot(struct backend *b, const struct backend_kernel *k, char **cause)
 {
-	struct lv_backend *lv = b->priv;
+	struct lv_backend    *lv = b->priv;
 	struct backend_kernel use;
 
 	if (k != NULL && k->image != NULL)
@@ -645,15 +646,18 @@ lv_boot(struct backend *b, const struct backend_kernel *k, char **cause)
 	} else {
 		b->failure = BACKEND_FAIL_CONFIG;
 		*cause = xasprintf("machine \"%s\": no kernel to boot (none "
-		    "booted yet and no default kernel)", b->machine->name);
+				   "booted yet and no default kernel)",
+		    b->machine->name);
 		return -1;
 	}
 	if (use.initrd == NULL)
 		use.initrd = lv->def_initrd;
 	if (lv_boot_kernel(b, &use, cause) == -1)
 		return -1;
-	log_info(LV_TAG, "machine \"%s\": kernel \"%s\" answers on ssh after "
-	    "%.1f s", b->machine->name, lv_kname(&use), lv->boot_seconds);
+	log_info(LV_TAG,
+	    "machine \"%s\": kernel \"%s\" answers on ssh after "
+	    "%.1f s",
+	    b->machine->name, lv_kname(&use), lv->boot_seconds);
 	lv_kernel_keep(&lv->last, &use);
 	return 0;
 }
@@ -678,7 +682,7 @@ static char *
 lv_console(struct backend *b)
 {
 	struct lv_backend *lv = b->priv;
-	char *tail;
+	char		  *tail;
 
 	if ((tail = lv_file_tail(lv->console_path, LV_EXCERPT)) != NULL)
 		return tail;
@@ -715,12 +719,12 @@ static const struct backend_ops lv_ops = {
 struct backend *
 libvirt_backend_new(const struct machine *m, char **cause)
 {
-	struct backend *b;
+	struct backend	  *b;
 	struct lv_backend *lv;
 
 	if (m->kind != MACHINE_LIBVIRT) {
-		*cause = xasprintf("machine \"%s\": not a libvirt machine",
-		    m->name);
+		*cause =
+		    xasprintf("machine \"%s\": not a libvirt machine", m->name);
 		return NULL;
 	}
 	if (lv_setup(cause) == -1)
@@ -730,8 +734,9 @@ libvirt_backend_new(const struct machine *m, char **cause)
 	/* The machine file's known-good kernel and host image. */
 	lv->def_kernel = m->libvirt.kernel ? xstrdup(m->libvirt.kernel) : NULL;
 	lv->def_initrd = m->libvirt.initrd ? xstrdup(m->libvirt.initrd) : NULL;
-	lv->boot_timeout_ms = m->libvirt.boot_timeout_ms > 0 ?
-	    m->libvirt.boot_timeout_ms : LIBVIRT_BOOT_TIMEOUT_MS;
+	lv->boot_timeout_ms = m->libvirt.boot_timeout_ms > 0
+	    ? m->libvirt.boot_timeout_ms
+	    : LIBVIRT_BOOT_TIMEOUT_MS;
 	lv->boot_seconds = -1;
 	lv->cb_id = -1;
 	b = xcalloc(1, sizeof(*b));
@@ -743,7 +748,7 @@ libvirt_backend_new(const struct machine *m, char **cause)
 
 void
 libvirt_backend_set_defaults(struct backend *b,
-    const struct libvirt_defaults *d)
+    const struct libvirt_defaults	    *d)
 {
 	struct lv_backend *lv = b->priv;
 
@@ -751,8 +756,8 @@ libvirt_backend_set_defaults(struct backend *b,
 	free(lv->def_initrd);
 	lv->def_kernel = d->kernel != NULL ? xstrdup(d->kernel) : NULL;
 	lv->def_initrd = d->initrd != NULL ? xstrdup(d->initrd) : NULL;
-	lv->boot_timeout_ms = d->boot_timeout_ms > 0 ? d->boot_timeout_ms :
-	    LIBVIRT_BOOT_TIMEOUT_MS;
+	lv->boot_timeout_ms = d->boot_timeout_ms > 0 ? d->boot_timeout_ms
+						     : LIBVIRT_BOOT_TIMEOUT_MS;
 }
 
 double
@@ -776,7 +781,7 @@ libvirt_cleanup_prefix(const char *uri, const char *prefix, char **cause)
 {
 	virConnectPtr conn;
 	virDomainPtr *doms = NULL;
-	int n, i, removed = 0, rc = -1;
+	int	      n, i, removed = 0, rc = -1;
 
 	if (uri == NULL)
 		uri = LV_DEFAULT_URI;
@@ -800,8 +805,8 @@ libvirt_cleanup_prefix(const char *uri, const char *prefix, char **cause)
 		    strncmp(name, prefix, strlen(prefix)) == 0) {
 			if (lv_domain_remove(doms[i]) == -1) {
 				*cause = xasprintf("libvirt: remove domain "
-				    "\"%s\": %s", name,
-				    virGetLastErrorMessage());
+						   "\"%s\": %s",
+				    name, virGetLastErrorMessage());
 				rc = -1;
 			} else
 				removed++;

@@ -10,60 +10,60 @@
 #include <stdint.h>
 
 enum machine_kind {
-	MACHINE_SSH = 1,	/* bare metal or any host reached over ssh */
-	MACHINE_LIBVIRT,	/* a VM hilab defines and boots itself */
+	MACHINE_SSH = 1, /* bare metal or any host reached over ssh */
+	MACHINE_LIBVIRT, /* a VM hilab defines and boots itself */
 };
 
 /* Expected topology; -1 (or NULL) where the file does not say. */
 struct machine_topology {
-	int	 cpus;		/* logical CPUs online */
-	int	 sockets;
-	int	 dies;
-	int	 cores;		/* per socket */
-	int	 threads;	/* per core */
-	int	 numa_nodes;
-	char	*llc_groups;	/* cpu lists split by ';': "0-3;4-7;8-9,12" */
+	int   cpus; /* logical CPUs online */
+	int   sockets;
+	int   dies;
+	int   cores;   /* per socket */
+	int   threads; /* per core */
+	int   numa_nodes;
+	char *llc_groups; /* cpu lists split by ';': "0-3;4-7;8-9,12" */
 };
 
 struct machine_ssh {
-	char	*host;
-	int	 port;			/* default 22 */
-	char	*user;			/* default "root" */
-	char	*identity;		/* private key file */
-	char	*known_hosts;		/* strict host key check against it */
-	bool	 trust_on_first_use;	/* add an unknown key (never a changed one) */
-	int	 connect_timeout_ms;	/* default 10000 */
-	int	 command_timeout_ms;	/* default 60000 */
-	char	*agent_dir;		/* remote dir for the agent and its spool;
-					   default "/var/tmp/hilab" */
+	char *host;
+	int   port;		  /* default 22 */
+	char *user;		  /* default "root" */
+	char *identity;		  /* private key file */
+	char *known_hosts;	  /* strict host key check against it */
+	bool  trust_on_first_use; /* add an unknown key (never a changed one) */
+	int   connect_timeout_ms; /* default 10000 */
+	int   command_timeout_ms; /* default 60000 */
+	char *agent_dir;	  /* remote dir for the agent and its spool;
+				     default "/var/tmp/hilab" */
 };
 
 /* One guest NUMA cell of a libvirt machine. */
 struct machine_numa_cell {
-	char		*cpus;		/* cpu list, normalized: "0-7,16-23" */
-	uint64_t	 memory_kib;
+	char	*cpus; /* cpu list, normalized: "0-7,16-23" */
+	uint64_t memory_kib;
 };
 
 /* How hilab defines a libvirt VM; zeroed for kind ssh. */
 struct machine_libvirt {
-	char			*uri;		/* default "qemu:///system" */
-	int			 vcpus;		/* == topo.cpus */
-	uint64_t		 memory_kib;
-	char			*cpu_model;	/* default "Nehalem" */
-	struct machine_numa_cell *cells;	/* NULL if none */
-	size_t			 ncells;	/* == topo.numa_nodes */
-	char			*cmdline;	/* extra kernel args, or "" */
-	char			*disk;		/* absolute path, or NULL */
-	char			*console_dir;	/* absolute path, or NULL */
-	char			*kernel;	/* booted for the "running" kernel
-						   (known good), or NULL */
-	char			*initrd;	/* host image for kernels that
-						   bring none, or NULL */
-	int			 boot_timeout_ms; /* default 180000 */
-	char			*emulator;	/* the qemu binary libvirt runs;
-						   default MACHINE_QEMU_SINGLE */
-	int			 boot_tries;	/* boots a hang or an emulator
-						   failure gets; default 3 */
+	char			 *uri;	 /* default "qemu:///system" */
+	int			  vcpus; /* == topo.cpus */
+	uint64_t		  memory_kib;
+	char			 *cpu_model;   /* default "Nehalem" */
+	struct machine_numa_cell *cells;       /* NULL if none */
+	size_t			  ncells;      /* == topo.numa_nodes */
+	char			 *cmdline;     /* extra kernel args, or "" */
+	char			 *disk;	       /* absolute path, or NULL */
+	char			 *console_dir; /* absolute path, or NULL */
+	char			 *kernel; /* booted for the "running" kernel
+					     (known good), or NULL */
+	char *initrd;			  /* host image for kernels that
+					     bring none, or NULL */
+	int   boot_timeout_ms;		  /* default 180000 */
+	char *emulator;			  /* the qemu binary libvirt runs;
+					     default MACHINE_QEMU_SINGLE */
+	int boot_tries;			  /* boots a hang or an emulator
+					     failure gets; default 3 */
 };
 
 /*
@@ -72,61 +72,61 @@ struct machine_libvirt {
  * hang a many-vCPU guest at boot on a loaded host.  A machine file that
  * names /usr/bin/qemu-system-x86_64 as its emulator gets qemu's default.
  */
-#define MACHINE_QEMU_SINGLE	"/usr/local/libexec/hilab/qemu-tcg-single"
+#define MACHINE_QEMU_SINGLE "/usr/local/libexec/hilab/qemu-tcg-single"
 
 /* How hilab switches a machine's power; zeroed when the file has none. */
 enum machine_power_kind {
 	MACHINE_POWER_NONE = 0,
-	MACHINE_POWER_IPMI,		/* a BMC reached with ipmitool */
-	MACHINE_POWER_COMMAND,		/* commands, e.g. a switchable PDU */
+	MACHINE_POWER_IPMI,    /* a BMC reached with ipmitool */
+	MACHINE_POWER_COMMAND, /* commands, e.g. a switchable PDU */
 };
 
 struct machine_ipmi {
-	char	*host;
-	int	 port;			/* default 623 */
-	char	*user;
-	char	*password_file;		/* read by ipmitool -f */
-	char	*interface;		/* default "lanplus" */
-	int	 cipher;		/* default 3 */
+	char *host;
+	int   port; /* default 623 */
+	char *user;
+	char *password_file; /* read by ipmitool -f */
+	char *interface;     /* default "lanplus" */
+	int   cipher;	     /* default 3 */
 };
 
 /* Each a NULL-terminated argv, or NULL when not given. */
 struct machine_power_commands {
-	char	**on;
-	char	**off;
-	char	**cycle;		/* NULL: off, then on */
-	char	**status;		/* prints "on" or "off" */
+	char **on;
+	char **off;
+	char **cycle;  /* NULL: off, then on */
+	char **status; /* prints "on" or "off" */
 };
 
 struct machine_power {
-	enum machine_power_kind		 kind;
-	struct machine_ipmi		 ipmi;
-	struct machine_power_commands	 command;
-	int				 boot_timeout_ms; /* power on to ssh
-							    up; default
-							    300000 */
+	enum machine_power_kind	      kind;
+	struct machine_ipmi	      ipmi;
+	struct machine_power_commands command;
+	int			      boot_timeout_ms; /* power on to ssh
+							 up; default
+							 300000 */
 };
 
 struct machine {
-	char			*name;
-	char			*file;	/* inventory file it came from */
-	int			 line;	/* line of its "name:" key */
-	enum machine_kind	 kind;
-	char			*arch;	/* x86_64, aarch64 */
-	char			*cpu_model;
-	struct machine_topology	 topo;
-	struct machine_ssh	 ssh;	/* for libvirt: the forwarded address */
-	char			*notes;
-	char			*mirror;	/* controller directory of .deb
-						   files and source tarballs
-						   for benchmarks, or NULL */
-	struct machine_libvirt	 libvirt; /* kind libvirt only */
-	struct machine_power	 power;	/* kind ssh only */
+	char		       *name;
+	char		       *file; /* inventory file it came from */
+	int			line; /* line of its "name:" key */
+	enum machine_kind	kind;
+	char		       *arch; /* x86_64, aarch64 */
+	char		       *cpu_model;
+	struct machine_topology topo;
+	struct machine_ssh	ssh; /* for libvirt: the forwarded address */
+	char		       *notes;
+	char		       *mirror; /* controller directory of .deb
+					   files and source tarballs
+					   for benchmarks, or NULL */
+	struct machine_libvirt libvirt; /* kind libvirt only */
+	struct machine_power   power;	/* kind ssh only */
 };
 
 struct inventory {
-	struct machine	**machines;
-	size_t		  n;
+	struct machine **machines;
+	size_t		 n;
 };
 
 #endif

@@ -18,29 +18,29 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "common/log.h"
 #include "common/clock.h"
+#include "common/log.h"
 #include "common/xmalloc.h"
 #include "machines/power.h"
 
-#define POWER_CMD_MS	60000	/* one command, ipmitool's retries included */
-#define POWER_SETTLE_MS	20000	/* on/off until the status reads so */
+#define POWER_CMD_MS	60000 /* one command, ipmitool's retries included */
+#define POWER_SETTLE_MS 20000 /* on/off until the status reads so */
 #define POWER_POLL_MS	250
-#define POWER_GAP_MS	2000	/* off to on in a cycle made of both */
-#define POWER_DIP_MS	5000	/* a cycle until the status reads off */
-#define POWER_OUT_MAX	4096	/* output kept for messages */
+#define POWER_GAP_MS	2000 /* off to on in a cycle made of both */
+#define POWER_DIP_MS	5000 /* a cycle until the status reads off */
+#define POWER_OUT_MAX	4096 /* output kept for messages */
 
 struct power_ops {
-	int	(*set)(struct power *, enum power_action, char **cause);
+	int (*set)(struct power *, enum power_action, char **cause);
 	/* NULL: the driver cannot read the power state */
-	int	(*status)(struct power *, bool *on, char **cause);
+	int (*status)(struct power *, bool *on, char **cause);
 };
 
 struct power {
-	const struct power_ops	*ops;
-	const struct machine	*m;
-	char			*what;	/* "BMC host:port", "power command" */
-	bool			 cycles; /* has its own cycle (not off, on) */
+	const struct power_ops *ops;
+	const struct machine   *m;
+	char		       *what;	/* "BMC host:port", "power command" */
+	bool			cycles; /* has its own cycle (not off, on) */
 };
 
 static const char *power_names[] = { "on", "off", "cycle" };
@@ -76,7 +76,7 @@ static void __attribute__((format(printf, 3, 4)))
 power_fail(const struct power *p, char **cause, const char *fmt, ...)
 {
 	va_list ap;
-	char *msg;
+	char   *msg;
 
 	va_start(ap, fmt);
 	msg = xvasprintf(fmt, ap);
@@ -90,7 +90,7 @@ static void
 power_child(char *const argv[], int fd)
 {
 	static const char msg[] = "cannot execute\n";
-	int null;
+	int		  null;
 
 	setpgid(0, 0);
 	signal(SIGPIPE, SIG_DFL);
@@ -112,9 +112,9 @@ static bool
 power_collect(int fd, long long deadline, char *out, size_t *len)
 {
 	struct pollfd pfd = { .fd = fd, .events = POLLIN };
-	char buf[1024];
-	ssize_t n;
-	long long left;
+	char	      buf[1024];
+	ssize_t	      n;
+	long long     left;
 
 	for (;;) {
 		if ((left = deadline - clock_now_ms()) <= 0)
@@ -154,13 +154,12 @@ power_reap(pid_t pid)
  * status, or -1 with *cause when it could not run or timed out.
  */
 static int
-power_exec(const struct power *p, char *const argv[], char **out,
-    char **cause)
+power_exec(const struct power *p, char *const argv[], char **out, char **cause)
 {
-	char *buf = xcalloc(1, POWER_OUT_MAX + 1);
+	char  *buf = xcalloc(1, POWER_OUT_MAX + 1);
 	size_t len = 0;
-	int fds[2] = { -1, -1 }, rc = -1;
-	pid_t pid;
+	int    fds[2] = { -1, -1 }, rc = -1;
+	pid_t  pid;
 
 	*out = NULL;
 	if (pipe2(fds, O_CLOEXEC) == -1 || (pid = fork()) == -1) {
@@ -194,9 +193,9 @@ out:
 static char *
 power_oneline(const char *out)
 {
-	char *s = xcalloc(1, strlen(out) + 1), *d = s;
+	char	   *s = xcalloc(1, strlen(out) + 1), *d = s;
 	const char *c;
-	bool sep = false;
+	bool	    sep = false;
 
 	for (c = out; *c != '\0'; c++) {
 		if (*c == '\n' || *c == '\r') {
@@ -221,11 +220,10 @@ power_oneline(const char *out)
  * else -1 with *cause naming the program, its exit and its output.
  */
 static int
-power_run(const struct power *p, char *const argv[], char **out,
-    char **cause)
+power_run(const struct power *p, char *const argv[], char **out, char **cause)
 {
 	char *line;
-	int rc;
+	int   rc;
 
 	if ((rc = power_exec(p, argv, out, cause)) == -1)
 		return -1;
@@ -247,7 +245,7 @@ static int
 power_settle(struct power *p, bool want, char **cause)
 {
 	long long deadline = clock_now_ms() + POWER_SETTLE_MS;
-	bool on;
+	bool	  on;
 
 	if (p->ops->status == NULL)
 		return 0;
@@ -274,8 +272,8 @@ static void
 power_dip(struct power *p)
 {
 	long long deadline = clock_now_ms() + POWER_DIP_MS;
-	char *cause = NULL;
-	bool on = true;
+	char	 *cause = NULL;
+	bool	  on = true;
 
 	while (on && clock_now_ms() < deadline) {
 		if (p->ops->status(p, &on, &cause) == -1) {
@@ -293,8 +291,8 @@ static char **
 power_ipmi_argv(const struct power *p, const char *verb, char *num[2])
 {
 	const struct machine_ipmi *ip = &p->m->power.ipmi;
-	char **v = xcalloc(20, sizeof *v);
-	size_t n = 0;
+	char			 **v = xcalloc(20, sizeof *v);
+	size_t			   n = 0;
 
 	num[0] = xasprintf("%d", ip->port);
 	num[1] = xasprintf("%d", ip->cipher);
@@ -324,7 +322,7 @@ static int
 power_ipmi_run(struct power *p, const char *verb, char **out, char **cause)
 {
 	char *num[2], **argv = power_ipmi_argv(p, verb, num);
-	int rc;
+	int   rc;
 
 	log_debug(p->m->name, "power: ipmitool chassis power %s (%s)", verb,
 	    p->what);
@@ -340,7 +338,7 @@ static int
 power_ipmi_status(struct power *p, bool *on, char **cause)
 {
 	char *out, *line;
-	int rc = 0;
+	int   rc = 0;
 
 	if (power_ipmi_run(p, "status", &out, cause) == -1)
 		return -1;
@@ -384,7 +382,7 @@ static int
 power_cmd_status(struct power *p, bool *on, char **cause)
 {
 	char *out, *line;
-	int rc = 0;
+	int   rc = 0;
 
 	if (power_cmd_run(p, p->m->power.command.status, &out, cause) == -1)
 		return -1;
@@ -408,9 +406,10 @@ static int
 power_cmd_set(struct power *p, enum power_action a, char **cause)
 {
 	const struct machine_power_commands *c = &p->m->power.command;
-	char **argv = a == POWER_ON ? c->on : a == POWER_OFF ? c->off :
-	    c->cycle;
-	char *out;
+	char				   **argv = a == POWER_ON ? c->on
+					  : a == POWER_OFF	  ? c->off
+								  : c->cycle;
+	char				    *out;
 
 	if (argv == NULL) {
 		if (power_cmd_set(p, POWER_OFF, cause) == -1)
@@ -443,19 +442,20 @@ struct power *
 power_open(const struct machine *m, char **cause)
 {
 	const struct machine_ipmi *ip = &m->power.ipmi;
-	struct power *p;
+	struct power		  *p;
 
 	if (m->power.kind == MACHINE_POWER_NONE) {
 		*cause = xasprintf("machine \"%s\": no power control (no "
-		    "\"power\" in %s)", m->name, m->file ? m->file : "its file");
+				   "\"power\" in %s)",
+		    m->name, m->file ? m->file : "its file");
 		return NULL;
 	}
 	p = xcalloc(1, sizeof *p);
 	p->m = m;
 	if (m->power.kind == MACHINE_POWER_COMMAND) {
 		p->what = xstrdup("power command");
-		p->ops = m->power.command.status ? &power_cmd_ops :
-		    &power_cmd_nostatus_ops;
+		p->ops = m->power.command.status ? &power_cmd_ops
+						 : &power_cmd_nostatus_ops;
 		p->cycles = m->power.command.cycle != NULL;
 		return p;
 	}
@@ -480,7 +480,7 @@ power_set(struct power *p, enum power_action a, char **cause)
 		if (p->ops->status(p, &on, cause) == -1)
 			return -1;
 		if (!on)
-			a = POWER_ON;	/* nothing to cycle */
+			a = POWER_ON; /* nothing to cycle */
 	}
 	if (p->ops->set(p, a, cause) == -1)
 		return -1;

@@ -26,22 +26,22 @@ struct power;
  * *cause when the machine has no power section or its password file cannot
  * be read.
  */
-struct power	*power_open(const struct machine *m, char **cause);
+struct power *power_open(const struct machine *m, char **cause);
 /*
  * Switches the power.  On and off return once the status reads so, a cycle
  * once it read off for a moment (when the driver can read the status: a
  * cycle may be too quick to show); a cycle of a machine that is off powers
  * it on.  Returns 0, or -1 with *cause.
  */
-int		 power_set(struct power *, enum power_action, char **cause);
+int power_set(struct power *, enum power_action, char **cause);
 /* Reads whether the machine is powered on; 0, or -1 with *cause. */
-int		 power_status(struct power *, bool *on, char **cause);
+int power_status(struct power *, bool *on, char **cause);
 /* What switches the power, for messages: "BMC 10.0.0.9:623". */
-const char	*power_what(const struct power *);
+const char *power_what(const struct power *);
 /* "on", "off", "cycle". */
-const char	*power_action_name(enum power_action);
+const char *power_action_name(enum power_action);
 /* Parses "on", "off" or "cycle"; -1 if it is none of them. */
-int		 power_action_parse(const char *, enum power_action *);
-void		 power_close(struct power *);
+int  power_action_parse(const char *, enum power_action *);
+void power_close(struct power *);
 
 #endif

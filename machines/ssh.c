@@ -15,31 +15,31 @@
 #include <libssh/libssh.h>
 #include <libssh/sftp.h>
 
-#include "common/log.h"
 #include "common/clock.h"
+#include "common/log.h"
 #include "common/xmalloc.h"
 #include "machines/ssh.h"
 
-#define SSH_HOST_CONNECT_TIMEOUT_MS	10000
-#define SSH_HOST_COMMAND_TIMEOUT_MS	60000
+#define SSH_HOST_CONNECT_TIMEOUT_MS 10000
+#define SSH_HOST_COMMAND_TIMEOUT_MS 60000
 /* How long one poll waits before stderr is drained again. */
-#define SSH_HOST_SLICE_MS		1000
+#define SSH_HOST_SLICE_MS	    1000
 /* Command output beyond this is an error rather than a memory hog. */
-#define SSH_HOST_MAX_OUTPUT		(64u * 1024 * 1024)
-#define SSH_HOST_STDERR_TAIL		1024
-#define SSH_HOST_SFTP_CHUNK		32768
+#define SSH_HOST_MAX_OUTPUT	    (64u * 1024 * 1024)
+#define SSH_HOST_STDERR_TAIL	    1024
+#define SSH_HOST_SFTP_CHUNK	    32768
 
 struct ssh_host {
-	ssh_session	 s;
-	sftp_session	 sftp;		/* opened on first use */
-	char		*name;
-	char		*addr;		/* host, for messages */
-	int		 connect_timeout_ms;
-	int		 command_timeout_ms;
+	ssh_session  s;
+	sftp_session sftp; /* opened on first use */
+	char	    *name;
+	char	    *addr; /* host, for messages */
+	int	     connect_timeout_ms;
+	int	     command_timeout_ms;
 };
 
 struct ssh_host_chan {
-	struct ssh_host	*h;
+	struct ssh_host *h;
 	ssh_channel	 c;
 	char		 errtail[SSH_HOST_STDERR_TAIL + 1];
 	size_t		 errlen;
@@ -47,19 +47,19 @@ struct ssh_host_chan {
 
 /* A growing byte buffer, always NUL-terminated once used. */
 struct ssh_host_buf {
-	char	*p;
-	size_t	 len;
-	size_t	 cap;
+	char  *p;
+	size_t len;
+	size_t cap;
 };
 
-static int	ssh_host_sftp(struct ssh_host *, char **);
+static int ssh_host_sftp(struct ssh_host *, char **);
 
 /* Sets *cause to `host "NAME": ` followed by the formatted message. */
 static void __attribute__((format(printf, 3, 4)))
 ssh_host_fail(const struct ssh_host *h, char **cause, const char *fmt, ...)
 {
-	va_list	 ap;
-	char	*msg;
+	va_list ap;
+	char   *msg;
 
 	va_start(ap, fmt);
 	msg = xvasprintf(fmt, ap);
@@ -126,11 +126,11 @@ static int
 ssh_host_options(struct ssh_host *h, const struct machine *m, int flags,
     char **cause)
 {
-	const struct machine_ssh	*ms = &m->ssh;
-	int				 port = ms->port > 0 ? ms->port : 22;
-	int				 nodelay;
-	bool				 config = false;
-	const char			*user = ms->user ? ms->user : "root";
+	const struct machine_ssh *ms = &m->ssh;
+	int			  port = ms->port > 0 ? ms->port : 22;
+	int			  nodelay;
+	bool			  config = false;
+	const char		 *user = ms->user ? ms->user : "root";
 
 	nodelay = !(flags & SSH_HOST_NO_NODELAY);
 	if (ms->known_hosts == NULL || *ms->known_hosts == '\0') {
@@ -142,12 +142,11 @@ ssh_host_options(struct ssh_host *h, const struct machine *m, int flags,
 	    ssh_options_set(h->s, SSH_OPTIONS_PORT, &port) != 0 ||
 	    ssh_options_set(h->s, SSH_OPTIONS_USER, user) != 0 ||
 	    ssh_options_set(h->s, SSH_OPTIONS_NODELAY, &nodelay) != 0 ||
-	    ssh_options_set(h->s, SSH_OPTIONS_KNOWNHOSTS,
-	    ms->known_hosts) != 0 ||
-	    ssh_options_set(h->s, SSH_OPTIONS_GLOBAL_KNOWNHOSTS,
-	    "/dev/null") != 0) {
-		ssh_host_fail(h, cause, "ssh options: %s",
-		    ssh_get_error(h->s));
+	    ssh_options_set(h->s, SSH_OPTIONS_KNOWNHOSTS, ms->known_hosts) !=
+		0 ||
+	    ssh_options_set(h->s, SSH_OPTIONS_GLOBAL_KNOWNHOSTS, "/dev/null") !=
+		0) {
+		ssh_host_fail(h, cause, "ssh options: %s", ssh_get_error(h->s));
 		return -1;
 	}
 	ssh_host_set_timeout(h, h->connect_timeout_ms);
@@ -158,12 +157,12 @@ ssh_host_options(struct ssh_host *h, const struct machine *m, int flags,
 static char *
 ssh_host_key_desc(ssh_key key)
 {
-	unsigned char	*hash = NULL;
-	size_t		 hlen = 0;
-	char		*fp, *desc;
+	unsigned char *hash = NULL;
+	size_t	       hlen = 0;
+	char	      *fp, *desc;
 
 	if (ssh_get_publickey_hash(key, SSH_PUBLICKEY_HASH_SHA256, &hash,
-	    &hlen) != 0)
+		&hlen) != 0)
 		return xstrdup(ssh_key_type_to_char(ssh_key_type(key)));
 	fp = ssh_get_fingerprint_hash(SSH_PUBLICKEY_HASH_SHA256, hash, hlen);
 	desc = xasprintf("%s %s", ssh_key_type_to_char(ssh_key_type(key)),
@@ -179,9 +178,10 @@ ssh_host_trust(struct ssh_host *h, const struct machine *m, const char *desc,
     char **cause)
 {
 	if (!m->ssh.trust_on_first_use) {
-		ssh_host_fail(h, cause, "unknown host key for %s (%s): not in "
-		    "%s and trust_on_first_use is off", h->addr, desc,
-		    m->ssh.known_hosts);
+		ssh_host_fail(h, cause,
+		    "unknown host key for %s (%s): not in "
+		    "%s and trust_on_first_use is off",
+		    h->addr, desc, m->ssh.known_hosts);
 		return -1;
 	}
 	if (ssh_session_update_known_hosts(h->s) != SSH_OK) {
@@ -198,9 +198,9 @@ ssh_host_trust(struct ssh_host *h, const struct machine *m, const char *desc,
 static int
 ssh_host_verify(struct ssh_host *h, const struct machine *m, char **cause)
 {
-	ssh_key	 key = NULL;
-	char	*desc = NULL;
-	int	 rc = -1;
+	ssh_key key = NULL;
+	char   *desc = NULL;
+	int	rc = -1;
 
 	if (ssh_get_server_publickey(h->s, &key) != SSH_OK) {
 		ssh_host_fail(h, cause, "ssh host key: %s",
@@ -213,14 +213,18 @@ ssh_host_verify(struct ssh_host *h, const struct machine *m, char **cause)
 		rc = 0;
 		break;
 	case SSH_KNOWN_HOSTS_CHANGED:
-		ssh_host_fail(h, cause, "host key for %s has changed: server "
+		ssh_host_fail(h, cause,
+		    "host key for %s has changed: server "
 		    "offers %s, which is not the key in %s; refusing to "
-		    "connect", h->addr, desc, m->ssh.known_hosts);
+		    "connect",
+		    h->addr, desc, m->ssh.known_hosts);
 		break;
 	case SSH_KNOWN_HOSTS_OTHER:
-		ssh_host_fail(h, cause, "host key for %s has changed: server "
+		ssh_host_fail(h, cause,
+		    "host key for %s has changed: server "
 		    "offers %s, but %s holds a key of another type; refusing "
-		    "to connect", h->addr, desc, m->ssh.known_hosts);
+		    "to connect",
+		    h->addr, desc, m->ssh.known_hosts);
 		break;
 	case SSH_KNOWN_HOSTS_UNKNOWN:
 	case SSH_KNOWN_HOSTS_NOT_FOUND:
@@ -241,17 +245,19 @@ out:
 static int
 ssh_host_auth(struct ssh_host *h, const struct machine *m, char **cause)
 {
-	ssh_key	 priv = NULL;
-	int	 rc = -1;
+	ssh_key priv = NULL;
+	int	rc = -1;
 
 	if (m->ssh.identity == NULL || *m->ssh.identity == '\0') {
 		ssh_host_fail(h, cause, "no identity file given");
 		goto out;
 	}
 	if (ssh_pki_import_privkey_file(m->ssh.identity, NULL, NULL, NULL,
-	    &priv) != SSH_OK) {
-		ssh_host_fail(h, cause, "identity \"%s\": cannot read private "
-		    "key", m->ssh.identity);
+		&priv) != SSH_OK) {
+		ssh_host_fail(h, cause,
+		    "identity \"%s\": cannot read private "
+		    "key",
+		    m->ssh.identity);
 		goto out;
 	}
 	switch (ssh_userauth_publickey(h->s, NULL, priv)) {
@@ -262,9 +268,10 @@ ssh_host_auth(struct ssh_host *h, const struct machine *m, char **cause)
 		ssh_host_fail(h, cause, "ssh auth: %s", ssh_get_error(h->s));
 		break;
 	default:
-		ssh_host_fail(h, cause, "ssh auth: key \"%s\" refused for "
-		    "user \"%s\"", m->ssh.identity,
-		    m->ssh.user ? m->ssh.user : "root");
+		ssh_host_fail(h, cause,
+		    "ssh auth: key \"%s\" refused for "
+		    "user \"%s\"",
+		    m->ssh.identity, m->ssh.user ? m->ssh.user : "root");
 		break;
 	}
 out:
@@ -289,15 +296,17 @@ ssh_host_connect_fail(struct ssh_host *h, int port, char **cause)
 struct ssh_host *
 ssh_host_connect(const struct machine *m, int flags, char **cause)
 {
-	struct ssh_host	*h = xcalloc(1, sizeof *h);
+	struct ssh_host *h = xcalloc(1, sizeof *h);
 	int		 port = m->ssh.port > 0 ? m->ssh.port : 22;
 
 	h->name = xstrdup(m->name != NULL ? m->name : "?");
 	h->addr = xstrdup(m->ssh.host != NULL ? m->ssh.host : "");
-	h->connect_timeout_ms = m->ssh.connect_timeout_ms > 0 ?
-	    m->ssh.connect_timeout_ms : SSH_HOST_CONNECT_TIMEOUT_MS;
-	h->command_timeout_ms = m->ssh.command_timeout_ms > 0 ?
-	    m->ssh.command_timeout_ms : SSH_HOST_COMMAND_TIMEOUT_MS;
+	h->connect_timeout_ms = m->ssh.connect_timeout_ms > 0
+	    ? m->ssh.connect_timeout_ms
+	    : SSH_HOST_CONNECT_TIMEOUT_MS;
+	h->command_timeout_ms = m->ssh.command_timeout_ms > 0
+	    ? m->ssh.command_timeout_ms
+	    : SSH_HOST_COMMAND_TIMEOUT_MS;
 	if (*h->addr == '\0') {
 		ssh_host_fail(h, cause, "no ssh host given");
 		goto fail;
@@ -382,15 +391,15 @@ static long
 ssh_host_drain(ssh_channel c, struct ssh_host_buf *out,
     struct ssh_host_buf *err)
 {
-	char	 tmp[16384];
-	long	 total = 0;
-	int	 n, is_stderr;
+	char tmp[16384];
+	long total = 0;
+	int  n, is_stderr;
 
 	for (is_stderr = 0; is_stderr <= 1; is_stderr++) {
 		while ((n = ssh_channel_read_nonblocking(c, tmp, sizeof tmp,
-		    is_stderr)) > 0) {
+			    is_stderr)) > 0) {
 			if (ssh_host_buf_add(is_stderr ? err : out, tmp,
-			    (size_t)n) != 0)
+				(size_t)n) != 0)
 				return -1;
 			total += n;
 		}
@@ -405,22 +414,25 @@ static int
 ssh_host_collect(struct ssh_host *h, ssh_channel c, const char *cmd,
     struct ssh_host_buf *out, struct ssh_host_buf *err, char **cause)
 {
-	long long	deadline = clock_now_ms() + h->command_timeout_ms;
-	int		eof;
+	long long deadline = clock_now_ms() + h->command_timeout_ms;
+	int	  eof;
 
 	for (;;) {
 		eof = ssh_channel_is_eof(c);
 		if (ssh_host_drain(c, out, err) < 0) {
 			ssh_host_fail(h, cause, "ssh exec \"%s\": %s", cmd,
-			    out->len + err->len >= SSH_HOST_MAX_OUTPUT ?
-			    "output too large" : ssh_get_error(h->s));
+			    out->len + err->len >= SSH_HOST_MAX_OUTPUT
+				? "output too large"
+				: ssh_get_error(h->s));
 			return -1;
 		}
 		if (eof)
 			return 0;
 		if (clock_now_ms() >= deadline) {
-			ssh_host_fail(h, cause, "ssh exec \"%s\": timed out "
-			    "after %d ms", cmd, h->command_timeout_ms);
+			ssh_host_fail(h, cause,
+			    "ssh exec \"%s\": timed out "
+			    "after %d ms",
+			    cmd, h->command_timeout_ms);
 			return -1;
 		}
 		if (ssh_channel_poll_timeout(c, ssh_host_slice(deadline), 0) ==
@@ -436,9 +448,9 @@ int
 ssh_host_exec(struct ssh_host *h, const char *cmd, struct ssh_host_result *res,
     char **cause)
 {
-	struct ssh_host_buf	out = { 0 }, err = { 0 };
-	ssh_channel		c;
-	int			rc = -1;
+	struct ssh_host_buf out = { 0 }, err = { 0 };
+	ssh_channel	    c;
+	int		    rc = -1;
 
 	memset(res, 0, sizeof *res);
 	res->status = -1;
@@ -475,8 +487,8 @@ ssh_host_result_clear(struct ssh_host_result *res)
 char *
 ssh_host_quote(const char *s)
 {
-	struct ssh_host_buf	b = { 0 };
-	size_t			len;
+	struct ssh_host_buf b = { 0 };
+	size_t		    len;
 
 	ssh_host_buf_add(&b, "'", 1);
 	for (; *s != '\0'; s++) {
@@ -530,7 +542,7 @@ ssh_host_sftp(struct ssh_host *h, char **cause)
 static int
 ssh_host_is_dir(struct ssh_host *h, const char *path)
 {
-	sftp_attributes	a;
+	sftp_attributes a;
 	int		is_dir;
 
 	if ((a = sftp_stat(h->sftp, path)) == NULL)
@@ -543,8 +555,8 @@ ssh_host_is_dir(struct ssh_host *h, const char *path)
 int
 ssh_host_mkdir_p(struct ssh_host *h, const char *dir, char **cause)
 {
-	char	*path = NULL, *p, c;
-	int	 rc = -1;
+	char *path = NULL, *p, c;
+	int   rc = -1;
 
 	if (ssh_host_sftp(h, cause) != 0)
 		goto out;
@@ -553,7 +565,7 @@ ssh_host_mkdir_p(struct ssh_host *h, const char *dir, char **cause)
 		goto out;
 	}
 	path = xstrdup(dir);
-	for (p = path + 1; ; p++) {
+	for (p = path + 1;; p++) {
 		if (*p != '/' && *p != '\0')
 			continue;
 		c = *p;
@@ -579,7 +591,7 @@ ssh_host_copy(struct ssh_host *h, int fd, sftp_file f, const char *local,
     const char *remote, char **cause)
 {
 	char	buf[SSH_HOST_SFTP_CHUNK];
-	ssize_t	n, w, off;
+	ssize_t n, w, off;
 
 	while ((n = read(fd, buf, sizeof buf)) != 0) {
 		if (n < 0 && errno == EINTR)
@@ -606,9 +618,9 @@ static int
 ssh_host_rename(struct ssh_host *h, const char *tmp, const char *remote,
     char **cause)
 {
-	struct ssh_host_result	 res;
-	char			*qt, *qr, *cmd;
-	int			 rc;
+	struct ssh_host_result res;
+	char		      *qt, *qr, *cmd;
+	int		       rc;
 
 	if (sftp_rename(h->sftp, tmp, remote) == 0)
 		return 0;
@@ -645,10 +657,10 @@ int
 ssh_host_upload(struct ssh_host *h, const char *local, const char *remote,
     mode_t mode, char **cause)
 {
-	static unsigned	 seq;
-	sftp_file	 f = NULL;
-	char		*dir = ssh_host_dirname(remote), *tmp = NULL;
-	int		 fd, rc = -1, done = 0;
+	static unsigned seq;
+	sftp_file	f = NULL;
+	char	       *dir = ssh_host_dirname(remote), *tmp = NULL;
+	int		fd, rc = -1, done = 0;
 
 	if ((fd = open(local, O_RDONLY | O_CLOEXEC)) == -1) {
 		ssh_host_fail(h, cause, "upload \"%s\": %s", local,
@@ -697,8 +709,8 @@ out:
 struct ssh_host_chan *
 ssh_host_chan_open(struct ssh_host *h, const char *cmd, char **cause)
 {
-	struct ssh_host_chan	*ch;
-	ssh_channel		 c;
+	struct ssh_host_chan *ch;
+	ssh_channel	      c;
 
 	ssh_host_set_timeout(h, h->command_timeout_ms);
 	c = ssh_host_start(h, cmd, cause);
@@ -715,12 +727,12 @@ ssh_host_chan_open(struct ssh_host *h, const char *cmd, char **cause)
 static int
 ssh_host_chan_drain_stderr(struct ssh_host_chan *ch)
 {
-	char	tmp[4096];
-	size_t	keep;
-	int	n;
+	char   tmp[4096];
+	size_t keep;
+	int    n;
 
-	while ((n = ssh_channel_read_nonblocking(ch->c, tmp, sizeof tmp,
-	    1)) > 0) {
+	while (
+	    (n = ssh_channel_read_nonblocking(ch->c, tmp, sizeof tmp, 1)) > 0) {
 		if ((size_t)n >= SSH_HOST_STDERR_TAIL) {
 			memcpy(ch->errtail, tmp + n - SSH_HOST_STDERR_TAIL,
 			    SSH_HOST_STDERR_TAIL);
@@ -728,8 +740,8 @@ ssh_host_chan_drain_stderr(struct ssh_host_chan *ch)
 		} else {
 			keep = SSH_HOST_STDERR_TAIL - (size_t)n;
 			if (ch->errlen > keep) {
-				memmove(ch->errtail, ch->errtail +
-				    ch->errlen - keep, keep);
+				memmove(ch->errtail,
+				    ch->errtail + ch->errlen - keep, keep);
 				ch->errlen = keep;
 			}
 			memcpy(ch->errtail + ch->errlen, tmp, (size_t)n);
@@ -750,8 +762,8 @@ ssh_host_chan_stderr(const struct ssh_host_chan *ch)
 static void
 ssh_host_chan_eof(struct ssh_host_chan *ch, char **cause)
 {
-	size_t	 len = ch->errlen;
-	char	*tail = xstrndup(ch->errtail, len);
+	size_t len = ch->errlen;
+	char  *tail = xstrndup(ch->errtail, len);
 
 	while (len > 0 && (tail[len - 1] == '\n' || tail[len - 1] == '\r'))
 		tail[--len] = '\0';
@@ -766,9 +778,9 @@ int
 ssh_host_chan_read(struct ssh_host_chan *ch, void *buf, size_t len,
     int timeout_ms, char **cause)
 {
-	long long	deadline = -1;
-	size_t		got = 0;
-	int		n, eof;
+	long long deadline = -1;
+	size_t	  got = 0;
+	int	  n, eof;
 
 	if (timeout_ms >= 0)
 		deadline = clock_now_ms() + timeout_ms;
@@ -787,12 +799,14 @@ ssh_host_chan_read(struct ssh_host_chan *ch, void *buf, size_t len,
 			return -1;
 		}
 		if (deadline >= 0 && clock_now_ms() >= deadline) {
-			ssh_host_fail(ch->h, cause, "read from remote process: "
-			    "timed out after %d ms", timeout_ms);
+			ssh_host_fail(ch->h, cause,
+			    "read from remote process: "
+			    "timed out after %d ms",
+			    timeout_ms);
 			return -1;
 		}
 		if (ssh_channel_poll_timeout(ch->c, ssh_host_slice(deadline),
-		    0) == SSH_ERROR)
+			0) == SSH_ERROR)
 			goto lost;
 	}
 	return 0;
@@ -806,12 +820,12 @@ int
 ssh_host_chan_write(struct ssh_host_chan *ch, const void *buf, size_t len,
     int timeout_ms, char **cause)
 {
-	struct ssh_host	*h = ch->h;
+	struct ssh_host *h = ch->h;
 	size_t		 off = 0;
 	int		 n, rc = 0;
 
-	ssh_host_set_timeout(h, timeout_ms >= 0 ? timeout_ms :
-	    h->command_timeout_ms);
+	ssh_host_set_timeout(h,
+	    timeout_ms >= 0 ? timeout_ms : h->command_timeout_ms);
 	while (off < len) {
 		n = ssh_channel_write(ch->c, (const char *)buf + off,
 		    (uint32_t)(len - off));

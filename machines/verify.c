@@ -9,10 +9,10 @@
 #include "machines/agent_client.h"
 #include "machines/verify.h"
 
-#define VERIFY_SETUP_BASE	0x200	/* kernel_version is relative to it */
-#define VERIFY_HDR_MAGIC	0x202	/* "HdrS" */
-#define VERIFY_HDR_KVER		0x20e	/* u16: offset of the version string */
-#define VERIFY_MAX_VERSION	512
+#define VERIFY_SETUP_BASE  0x200 /* kernel_version is relative to it */
+#define VERIFY_HDR_MAGIC   0x202 /* "HdrS" */
+#define VERIFY_HDR_KVER	   0x20e /* u16: offset of the version string */
+#define VERIFY_MAX_VERSION 512
 
 /* Reads len bytes at off; 0, or -1 if the file is shorter. */
 static int
@@ -41,9 +41,9 @@ verify_image_version(const char *image, char **release, char **version,
     char **cause)
 {
 	unsigned char hdr[2];
-	char buf[VERIFY_MAX_VERSION + 1], magic[4];
-	FILE *f;
-	int rc = -1;
+	char	      buf[VERIFY_MAX_VERSION + 1], magic[4];
+	FILE	     *f;
+	int	      rc = -1;
 
 	if ((f = fopen(image, "rb")) == NULL) {
 		*cause = xasprintf("kernel image \"%s\": %s", image,
@@ -59,7 +59,8 @@ verify_image_version(const char *image, char **release, char **version,
 	    fread(buf, 1, VERIFY_MAX_VERSION, f) == 0 ||
 	    verify_split(buf, release, version) == -1)
 		*cause = xasprintf("kernel image \"%s\": no x86 boot header "
-		    "version string", image);
+				   "version string",
+		    image);
 	else
 		rc = 0;
 	fclose(f);
@@ -71,7 +72,7 @@ static int
 verify_has_word(const char *line, const char *word, size_t len)
 {
 	const char *p = line;
-	size_t n;
+	size_t	    n;
 
 	for (p += strspn(p, " "); *p != '\0'; p += strspn(p, " ")) {
 		n = strcspn(p, " ");
@@ -88,14 +89,14 @@ verify_cmdline(const char *kernel, const char *have, const char *want,
     char **cause)
 {
 	const char *w = want;
-	size_t len;
+	size_t	    len;
 
 	for (w += strspn(w, " "); *w != '\0'; w += strspn(w, " ")) {
 		len = strcspn(w, " ");
 		if (have == NULL || !verify_has_word(have, w, len)) {
 			*cause = xasprintf("kernel \"%s\": /proc/cmdline lacks "
-			    "\"%.*s\": \"%s\"", kernel, (int)len, w,
-			    have ? have : "(absent)");
+					   "\"%.*s\": \"%s\"",
+			    kernel, (int)len, w, have ? have : "(absent)");
 			return -1;
 		}
 		w += len;
@@ -110,8 +111,8 @@ verify_one(const char *kernel, const char *what, const char *have,
 {
 	if (want == NULL)
 		return 0;
-	if (have != NULL && (exact ? strcmp(have, want) == 0 :
-	    strstr(have, want) != NULL))
+	if (have != NULL &&
+	    (exact ? strcmp(have, want) == 0 : strstr(have, want) != NULL))
 		return 0;
 	*cause = xasprintf("kernel \"%s\": %s is \"%s\", expected %s\"%s\"",
 	    kernel, what, have ? have : "(absent)", exact ? "" : "it to hold ",
@@ -123,13 +124,15 @@ int
 verify_facts(const struct agent_facts *facts, const struct verify_expect *e,
     char **cause)
 {
-	if (verify_one(e->kernel, "uname -r", agent_facts_get(facts,
-	    "kernel.release"), e->release, 1, cause) == -1 ||
-	    verify_one(e->kernel, "uname -v", agent_facts_get(facts,
-	    "kernel.version"), e->version, 0, cause) == -1)
+	if (verify_one(e->kernel, "uname -r",
+		agent_facts_get(facts, "kernel.release"), e->release, 1,
+		cause) == -1 ||
+	    verify_one(e->kernel, "uname -v",
+		agent_facts_get(facts, "kernel.version"), e->version, 0,
+		cause) == -1)
 		return -1;
 	if (e->cmdline == NULL)
 		return 0;
-	return verify_cmdline(e->kernel, agent_facts_get(facts,
-	    "kernel.cmdline"), e->cmdline, cause);
+	return verify_cmdline(e->kernel,
+	    agent_facts_get(facts, "kernel.cmdline"), e->cmdline, cause);
 }

@@ -14,7 +14,7 @@ struct compare_table *
 compare_table_new(const char *title, const char *metric, const char *unit,
     enum compare_dir dir, enum compare_stat stat)
 {
-	struct compare_table	*t;
+	struct compare_table *t;
 
 	t = xcalloc(1, sizeof *t);
 	t->title = xstrdup(title);
@@ -32,7 +32,7 @@ compare_table_new(const char *title, const char *metric, const char *unit,
 static void
 compare_strings_free(char **v, size_t n)
 {
-	size_t	 i;
+	size_t i;
 
 	for (i = 0; i < n; i++)
 		free(v[i]);
@@ -43,7 +43,7 @@ compare_strings_free(char **v, size_t n)
 void
 compare_table_free(struct compare_table *t)
 {
-	size_t	 i, j;
+	size_t i, j;
 
 	if (t == NULL)
 		return;
@@ -85,10 +85,10 @@ compare_table_set_decimals(struct compare_table *t, int decimals)
 size_t
 compare_table_add_column(struct compare_table *t, const char *kernel)
 {
-	size_t	 i;
+	size_t i;
 
-	t->columns = xreallocarray(t->columns, t->ncolumns + 1,
-	    sizeof *t->columns);
+	t->columns =
+	    xreallocarray(t->columns, t->ncolumns + 1, sizeof *t->columns);
 	t->columns[t->ncolumns] = xstrdup(kernel);
 	for (i = 0; i < t->nrows; i++) {
 		t->rows[i].cells = xreallocarray(t->rows[i].cells,
@@ -104,7 +104,7 @@ compare_table_add_column(struct compare_table *t, const char *kernel)
 size_t
 compare_table_add_row(struct compare_table *t, const char *name)
 {
-	struct compare_row	*r;
+	struct compare_row *r;
 
 	t->rows = xreallocarray(t->rows, t->nrows + 1, sizeof *t->rows);
 	r = &t->rows[t->nrows];
@@ -118,7 +118,7 @@ compare_table_add_row(struct compare_table *t, const char *name)
 static double *
 compare_copy(const double *x, size_t n)
 {
-	double	*y;
+	double *y;
 
 	if (n == 0)
 		return NULL;
@@ -132,7 +132,7 @@ void
 compare_table_set_samples(struct compare_table *t, size_t row, size_t col,
     const double *x, size_t n)
 {
-	struct compare_cell	*c = &t->rows[row].cells[col];
+	struct compare_cell *c = &t->rows[row].cells[col];
 
 	free(c->x);
 	c->x = compare_copy(x, n);
@@ -145,7 +145,7 @@ void
 compare_table_set_boots(struct compare_table *t, size_t row, size_t col,
     const double *x, size_t n)
 {
-	struct compare_cell	*c = &t->rows[row].cells[col];
+	struct compare_cell *c = &t->rows[row].cells[col];
 
 	free(c->boots);
 	c->boots = compare_copy(x, n);
@@ -165,7 +165,7 @@ compare_strings_add(char ***v, size_t *n, char *s)
 void
 compare_table_add_note(struct compare_table *t, const char *fmt, ...)
 {
-	va_list	 ap;
+	va_list ap;
 
 	va_start(ap, fmt);
 	compare_strings_add(&t->notes, &t->nnotes, xvasprintf(fmt, ap));
@@ -207,7 +207,7 @@ compare_cell_reset(struct compare_cell *c)
 static void
 compare_cell_ci(struct compare_cell *c, double base)
 {
-	const struct stats_test	*r = &c->test;
+	const struct stats_test *r = &c->test;
 	double			 lo, hi;
 
 	if (!r->done || isnan(r->ci_lo) || base == 0)
@@ -261,8 +261,8 @@ test:
 static void
 compare_row_compute(const struct compare_table *t, struct compare_row *r)
 {
-	struct compare_cell	*c;
-	size_t			 j;
+	struct compare_cell *c;
+	size_t		     j;
 
 	for (j = 0; j < t->ncolumns; j++) {
 		c = &r->cells[j];
@@ -278,8 +278,8 @@ compare_row_compute(const struct compare_table *t, struct compare_row *r)
 static void
 compare_column_warn(struct compare_table *t, size_t col)
 {
-	size_t	 i, n, small = 0, lo = SIZE_MAX, hi = 0, min_n;
-	char	*range;
+	size_t i, n, small = 0, lo = SIZE_MAX, hi = 0, min_n;
+	char  *range;
 
 	min_n = stats_test_min_n(t->test);
 	for (i = 0; i < t->nrows; i++) {
@@ -293,10 +293,12 @@ compare_column_warn(struct compare_table *t, size_t col)
 	if (small == 0)
 		return;
 	range = lo == hi ? xasprintf("%zu", lo) : xasprintf("%zu-%zu", lo, hi);
-	compare_strings_add(&t->warnings, &t->nwarnings, xasprintf(
-	    "\"%s\": n=%s in %zu of %zu cases; %s needs n >= %zu per side "
-	    "to reach p < %.2f", t->columns[col], range, small, t->nrows,
-	    stats_test_name(t->test), min_n, STATS_ALPHA));
+	compare_strings_add(&t->warnings, &t->nwarnings,
+	    xasprintf(
+		"\"%s\": n=%s in %zu of %zu cases; %s needs n >= %zu per side "
+		"to reach p < %.2f",
+		t->columns[col], range, small, t->nrows,
+		stats_test_name(t->test), min_n, STATS_ALPHA));
 	free(range);
 }
 
@@ -304,7 +306,7 @@ compare_column_warn(struct compare_table *t, size_t col)
 void
 compare_table_compute(struct compare_table *t)
 {
-	size_t	 i;
+	size_t i;
 
 	for (i = 0; i < t->nrows; i++)
 		compare_row_compute(t, &t->rows[i]);
@@ -330,9 +332,9 @@ compare_table_cell(const struct compare_table *t, size_t row, size_t col)
 int
 compare_table_decimals(const struct compare_table *t)
 {
-	double	 v, min = INFINITY;
-	size_t	 i, j;
-	int	 d;
+	double v, min = INFINITY;
+	size_t i, j;
+	int    d;
 
 	if (t->decimals >= 0)
 		return t->decimals;
@@ -377,7 +379,7 @@ compare_stat_test(enum compare_stat stat)
 int
 compare_stat_parse(const char *s, enum compare_stat *stat)
 {
-	enum compare_stat	 i;
+	enum compare_stat i;
 
 	for (i = COMPARE_AMEAN; i <= COMPARE_MEDIAN; i++)
 		if (strcasecmp(s, compare_stat_name(i)) == 0) {

@@ -22,91 +22,88 @@
 
 #include "report/stats.h"
 
-enum compare_dir {
-	COMPARE_LOWER_BETTER,
-	COMPARE_HIGHER_BETTER
-};
+enum compare_dir { COMPARE_LOWER_BETTER, COMPARE_HIGHER_BETTER };
 
 enum compare_stat {
-	COMPARE_AMEAN,		/* tested with Welch */
-	COMPARE_HMEAN,		/* tested with Welch on 1/x */
-	COMPARE_GMEAN,		/* tested with Welch on ln x */
-	COMPARE_MEDIAN		/* tested with Mann-Whitney U */
+	COMPARE_AMEAN, /* tested with Welch */
+	COMPARE_HMEAN, /* tested with Welch on 1/x */
+	COMPARE_GMEAN, /* tested with Welch on ln x */
+	COMPARE_MEDIAN /* tested with Mann-Whitney U */
 };
 
 /* Decimals chosen from the magnitude of the values. */
-#define COMPARE_DECIMALS_AUTO	(-1)
+#define COMPARE_DECIMALS_AUTO (-1)
 
 /* Fewest boots per kernel for the second test on per-boot means. */
-#define COMPARE_MIN_BOOTS	3
+#define COMPARE_MIN_BOOTS 3
 
 /*
  * One kernel's samples for one case and what compare_table_compute()
  * derived from them. Undefined numbers are NAN.
  */
 struct compare_cell {
-	double		*x;		/* raw samples, owned */
-	size_t		 n;
-	double		*boots;		/* per-boot means, owned */
-	size_t		 nboots;
+	double		    *x; /* raw samples, owned */
+	size_t		     n;
+	double		    *boots; /* per-boot means, owned */
+	size_t		     nboots;
 	struct stats_summary sum;
-	double		 value;		/* the table's statistic */
-	double		 norm;		/* value / base value */
-	double		 delta;		/* 100 * (value - base) / base */
-	double		 pct_imp;	/* delta signed so positive is better */
-	double		 ci_lo;		/* 95% CI of delta, percent */
-	double		 ci_hi;
-	struct stats_test test;		/* against the row's base cell */
-	struct stats_test boot_test;	/* on per-boot means */
-	char		 mark;		/* '*' p < alpha, '~' not, ' ' none */
+	double		     value;   /* the table's statistic */
+	double		     norm;    /* value / base value */
+	double		     delta;   /* 100 * (value - base) / base */
+	double		     pct_imp; /* delta signed so positive is better */
+	double		     ci_lo;   /* 95% CI of delta, percent */
+	double		     ci_hi;
+	struct stats_test    test;	/* against the row's base cell */
+	struct stats_test    boot_test; /* on per-boot means */
+	char		     mark;	/* '*' p < alpha, '~' not, ' ' none */
 };
 
 struct compare_row {
-	char			*name;
-	struct compare_cell	*cells;	/* one per column */
+	char		    *name;
+	struct compare_cell *cells; /* one per column */
 };
 
 /* A table; renderers read the fields, callers build it with the functions. */
 struct compare_table {
-	char		 *title;	/* benchmark */
-	char		 *metric;
-	char		 *unit;		/* may be NULL */
-	char		 *case_label;	/* header of the case column */
-	enum compare_dir  dir;
-	enum compare_stat stat;
+	char		    *title; /* benchmark */
+	char		    *metric;
+	char		    *unit;	 /* may be NULL */
+	char		    *case_label; /* header of the case column */
+	enum compare_dir     dir;
+	enum compare_stat    stat;
 	enum stats_test_kind test;
-	int		  decimals;
-	char		**columns;	/* kernel names, columns[0] is base */
-	size_t		  ncolumns;
-	struct compare_row *rows;
-	size_t		  nrows;
-	char		**notes;	/* environment mismatches */
-	size_t		  nnotes;
-	char		**warnings;	/* too small n, set by compute */
-	size_t		  nwarnings;
-	int		  computed;
+	int		     decimals;
+	char		   **columns; /* kernel names, columns[0] is base */
+	size_t		     ncolumns;
+	struct compare_row  *rows;
+	size_t		     nrows;
+	char		   **notes; /* environment mismatches */
+	size_t		     nnotes;
+	char		   **warnings; /* too small n, set by compute */
+	size_t		     nwarnings;
+	int		     computed;
 };
 
 struct compare_table *compare_table_new(const char *, const char *,
-	    const char *, enum compare_dir, enum compare_stat);
-void	 compare_table_free(struct compare_table *);
-void	 compare_table_set_case_label(struct compare_table *, const char *);
-void	 compare_table_set_decimals(struct compare_table *, int);
-size_t	 compare_table_add_column(struct compare_table *, const char *);
-size_t	 compare_table_add_row(struct compare_table *, const char *);
-void	 compare_table_set_samples(struct compare_table *, size_t, size_t,
-	    const double *, size_t);
-void	 compare_table_set_boots(struct compare_table *, size_t, size_t,
-	    const double *, size_t);
-void	 compare_table_add_note(struct compare_table *, const char *, ...)
-	    __attribute__((format(printf, 2, 3)));
-void	 compare_table_compute(struct compare_table *);
+    const char *, enum compare_dir, enum compare_stat);
+void		      compare_table_free(struct compare_table *);
+void   compare_table_set_case_label(struct compare_table *, const char *);
+void   compare_table_set_decimals(struct compare_table *, int);
+size_t compare_table_add_column(struct compare_table *, const char *);
+size_t compare_table_add_row(struct compare_table *, const char *);
+void   compare_table_set_samples(struct compare_table *, size_t, size_t,
+      const double *, size_t);
+void   compare_table_set_boots(struct compare_table *, size_t, size_t,
+      const double *, size_t);
+void   compare_table_add_note(struct compare_table *, const char *, ...)
+    __attribute__((format(printf, 2, 3)));
+void			   compare_table_compute(struct compare_table *);
 const struct compare_cell *compare_table_cell(const struct compare_table *,
-	    size_t, size_t);
-int	 compare_table_decimals(const struct compare_table *);
+    size_t, size_t);
+int			   compare_table_decimals(const struct compare_table *);
 
-const char *compare_stat_name(enum compare_stat);
+const char	    *compare_stat_name(enum compare_stat);
 enum stats_test_kind compare_stat_test(enum compare_stat);
-int	 compare_stat_parse(const char *, enum compare_stat *);
+int		     compare_stat_parse(const char *, enum compare_stat *);
 
 #endif

@@ -9,51 +9,49 @@
 
 /* The facts of the runs of one column. */
 struct envdiff_column {
-	char	 *name;
-	json_t	**runs;
-	size_t	  nruns;
+	char	*name;
+	json_t **runs;
+	size_t	 nruns;
 };
 
 struct envdiff {
-	enum envdiff_columns	 by;
-	struct envdiff_column	*v;
-	size_t			 n;
+	enum envdiff_columns   by;
+	struct envdiff_column *v;
+	size_t		       n;
 };
 
 /* One distinct value of a fact (NULL when absent) and how often it is seen. */
 struct envdiff_value {
-	char	*text;
-	size_t	 count;
-	char	*columns;	/* "base and patch 1", for notes between columns */
+	char  *text;
+	size_t count;
+	char  *columns; /* "base and patch 1", for notes between columns */
 };
 
 /* A growing list of notes. */
 struct envdiff_notes {
-	char	**v;
-	size_t	  n;
+	char **v;
+	size_t n;
 };
 
 /* Facts that follow the kernel, ignored between kernel columns. */
-static const char *envdiff_kernel_keys[] = {
-	"kernel.release", "kernel.version", NULL
-};
+static const char *envdiff_kernel_keys[] = { "kernel.release", "kernel.version",
+	NULL };
 
 /* Facts that make a machine, ignored between machine columns. */
-static const char *envdiff_machine_keys[] = {
-	"arch", "cpu.model", "cpu.online", "cpu.online_list", "mem.total_kb",
-	"microcode", "topo.", "numa.", NULL
-};
+static const char *envdiff_machine_keys[] = { "arch", "cpu.model", "cpu.online",
+	"cpu.online_list", "mem.total_kb", "microcode", "topo.", "numa.",
+	NULL };
 
 /* Returns 1 if key is in list (entries ending in '.' match a prefix). */
 static int
 envdiff_key_in(const char **list, const char *key)
 {
-	size_t	 i, len;
+	size_t i, len;
 
 	for (i = 0; list[i] != NULL; i++) {
 		len = strlen(list[i]);
-		if (list[i][len - 1] == '.' ? strncmp(key, list[i], len) == 0 :
-		    strcmp(key, list[i]) == 0)
+		if (list[i][len - 1] == '.' ? strncmp(key, list[i], len) == 0
+					    : strcmp(key, list[i]) == 0)
 			return 1;
 	}
 	return 0;
@@ -84,7 +82,7 @@ envdiff_key_compared(enum envdiff_columns by, const char *key)
 struct envdiff *
 envdiff_new(enum envdiff_columns by)
 {
-	struct envdiff	*e = xcalloc(1, sizeof *e);
+	struct envdiff *e = xcalloc(1, sizeof *e);
 
 	e->by = by;
 	return e;
@@ -93,7 +91,7 @@ envdiff_new(enum envdiff_columns by)
 void
 envdiff_free(struct envdiff *e)
 {
-	size_t	 i, j;
+	size_t i, j;
 
 	if (e == NULL)
 		return;
@@ -111,8 +109,8 @@ envdiff_free(struct envdiff *e)
 static int
 envdiff_has_word(const char *list, const char *word, size_t len)
 {
-	const char	*p = list;
-	size_t		 n;
+	const char *p = list;
+	size_t	    n;
 
 	while (list != NULL && *p != '\0') {
 		p += strspn(p, " ");
@@ -131,9 +129,9 @@ envdiff_has_word(const char *list, const char *word, size_t len)
 static char *
 envdiff_cmdline(const char *cmdline, const char *asked)
 {
-	char		*out = xcalloc(1, strlen(cmdline) + 1), *o = out;
-	const char	*p = cmdline;
-	size_t		 n;
+	char	   *out = xcalloc(1, strlen(cmdline) + 1), *o = out;
+	const char *p = cmdline;
+	size_t	    n;
 
 	while (*(p += strspn(p, " \t\n")) != '\0') {
 		n = strcspn(p, " \t\n");
@@ -154,7 +152,7 @@ envdiff_cmdline(const char *cmdline, const char *asked)
 static struct envdiff_column *
 envdiff_column(struct envdiff *e, const char *name)
 {
-	size_t	 i;
+	size_t i;
 
 	for (i = 0; i < e->n; i++) {
 		if (strcmp(e->v[i].name, name) == 0)
@@ -170,10 +168,10 @@ int
 envdiff_add(struct envdiff *e, const char *column, const char *facts,
     const char *asked, char **cause)
 {
-	struct envdiff_column	*c;
-	json_error_t		 err;
-	json_t			*o, *cmd;
-	char			*clean;
+	struct envdiff_column *c;
+	json_error_t	       err;
+	json_t		      *o, *cmd;
+	char		      *clean;
 
 	o = json_loads(facts != NULL ? facts : "", 0, &err);
 	if (o == NULL || !json_is_object(o)) {
@@ -199,7 +197,7 @@ envdiff_add(struct envdiff *e, const char *column, const char *facts,
 static char *
 envdiff_text(json_t *run, const char *key)
 {
-	json_t	*v = json_object_get(run, key);
+	json_t *v = json_object_get(run, key);
 
 	if (v == NULL || json_is_null(v))
 		return NULL;
@@ -221,7 +219,7 @@ envdiff_same(const char *a, const char *b)
 static struct envdiff_value *
 envdiff_count(struct envdiff_value **v, size_t *n, char *text)
 {
-	size_t	 i;
+	size_t i;
 
 	for (i = 0; i < *n; i++) {
 		if (envdiff_same((*v)[i].text, text)) {
@@ -231,7 +229,7 @@ envdiff_count(struct envdiff_value **v, size_t *n, char *text)
 		}
 	}
 	*v = xreallocarray(*v, *n + 1, sizeof **v);
-	memset(&(*v)[*n], 0, sizeof (*v)[*n]);
+	memset(&(*v)[*n], 0, sizeof(*v)[*n]);
 	(*v)[*n].text = text;
 	(*v)[*n].count = 1;
 	return &(*v)[(*n)++];
@@ -240,7 +238,7 @@ envdiff_count(struct envdiff_value **v, size_t *n, char *text)
 static void
 envdiff_values_free(struct envdiff_value *v, size_t n)
 {
-	size_t	 i;
+	size_t i;
 
 	for (i = 0; i < n; i++) {
 		free(v[i].text);
@@ -268,7 +266,7 @@ envdiff_separator(const char *key)
 static size_t
 envdiff_item_len(const char *p, char sep)
 {
-	size_t	 n = 0;
+	size_t n = 0;
 
 	for (;;) {
 		n += strcspn(p + n, (char[]){ sep, '\0' });
@@ -282,8 +280,8 @@ envdiff_item_len(const char *p, char sep)
 static int
 envdiff_has_item(const char *s, char sep, const char *it, size_t len)
 {
-	const char	*p = s;
-	size_t		 n;
+	const char *p = s;
+	size_t	    n;
 
 	for (;;) {
 		n = envdiff_item_len(p, sep);
@@ -300,7 +298,7 @@ static int
 envdiff_item_common(const struct envdiff_value *v, size_t n, char sep,
     const char *it, size_t len)
 {
-	size_t	 i;
+	size_t i;
 
 	for (i = 0; i < n; i++) {
 		if (v[i].text != NULL &&
@@ -318,16 +316,16 @@ static char *
 envdiff_show(const struct envdiff_value *v, size_t n, size_t which,
     const char *key)
 {
-	const char	*s = v[which].text, *p;
-	char		 sep = envdiff_separator(key), *out, *o;
-	size_t		 len, dropped = 0;
+	const char *s = v[which].text, *p;
+	char	    sep = envdiff_separator(key), *out, *o;
+	size_t	    len, dropped = 0;
 
 	if (s == NULL)
 		return xstrdup("absent");
 	if (sep == 0)
 		return xasprintf("\"%s\"", s);
 	out = o = xcalloc(1, strlen(s) + 1);
-	for (p = s; ; p += len + 1) {
+	for (p = s;; p += len + 1) {
 		len = envdiff_item_len(p, sep);
 		if (len > 0 && envdiff_item_common(v, n, sep, p, len))
 			dropped++;
@@ -352,7 +350,7 @@ envdiff_show(const struct envdiff_value *v, size_t n, size_t which,
 static void
 envdiff_list_add(char **list, const char *name, int last)
 {
-	char	*s;
+	char *s;
 
 	if (*list == NULL) {
 		*list = xstrdup(name);
@@ -376,9 +374,9 @@ static void
 envdiff_within(const struct envdiff_column *c, const char *key,
     struct envdiff_notes *out)
 {
-	struct envdiff_value	*v = NULL;
-	size_t			 i, n = 0;
-	char			*s, *t, *shown;
+	struct envdiff_value *v = NULL;
+	size_t		      i, n = 0;
+	char		     *s, *t, *shown;
 
 	for (i = 0; i < c->nruns; i++)
 		envdiff_count(&v, &n, envdiff_text(c->runs[i], key));
@@ -402,9 +400,9 @@ out:
 static int
 envdiff_uniform(const struct envdiff_column *c, const char *key)
 {
-	char	*a, *b;
-	size_t	 i;
-	int	 same = 1;
+	char  *a, *b;
+	size_t i;
+	int    same = 1;
 
 	a = c->nruns ? envdiff_text(c->runs[0], key) : NULL;
 	for (i = 1; i < c->nruns && same; i++) {
@@ -421,9 +419,9 @@ static void
 envdiff_group(const struct envdiff *e, const char *key,
     struct envdiff_value **v, size_t *n)
 {
-	struct envdiff_value	*val;
-	size_t			 i, j, left;
-	char			*t;
+	struct envdiff_value *val;
+	size_t		      i, j, left;
+	char		     *t;
 
 	for (i = 0; i < e->n; i++) {
 		if (e->v[i].nruns > 0)
@@ -449,9 +447,9 @@ static void
 envdiff_between(const struct envdiff *e, const char *key,
     struct envdiff_notes *out)
 {
-	struct envdiff_value	*v = NULL;
-	size_t			 i, n = 0;
-	char			*s, *t, *shown;
+	struct envdiff_value *v = NULL;
+	size_t		      i, n = 0;
+	char		     *s, *t, *shown;
 
 	envdiff_group(e, key, &v, &n);
 	if (n < 2)
@@ -474,20 +472,21 @@ out:
 static int
 envdiff_key_cmp(const void *a, const void *b)
 {
-	return strcmp(*(char * const *)a, *(char * const *)b);
+	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
 /* Every fact name of every run, sorted, each once (caller frees array). */
 static const char **
 envdiff_keys(const struct envdiff *e, size_t *nkeys)
 {
-	const char	**k = NULL, *key;
-	json_t		*val;
-	size_t		  i, j, l, n = 0;
+	const char **k = NULL, *key;
+	json_t	    *val;
+	size_t	     i, j, l, n = 0;
 
 	for (i = 0; i < e->n; i++)
 		for (j = 0; j < e->v[i].nruns; j++)
-			json_object_foreach(e->v[i].runs[j], key, val) {
+			json_object_foreach(e->v[i].runs[j], key, val)
+			{
 				for (l = 0; l < n && strcmp(k[l], key); l++)
 					;
 				if (l < n)
@@ -504,10 +503,10 @@ envdiff_keys(const struct envdiff *e, size_t *nkeys)
 size_t
 envdiff_notes(const struct envdiff *e, char ***notes)
 {
-	struct envdiff_notes	 out = { 0 };
-	const char		**keys;
-	size_t			  i, j, nkeys;
-	int			  uniform;
+	struct envdiff_notes out = { 0 };
+	const char	   **keys;
+	size_t		     i, j, nkeys;
+	int		     uniform;
 
 	keys = envdiff_keys(e, &nkeys);
 	for (i = 0; i < nkeys; i++) {
@@ -531,8 +530,8 @@ envdiff_notes(const struct envdiff *e, char ***notes)
 void
 envdiff_apply(const struct envdiff *e, struct compare_table *t)
 {
-	char	**notes;
-	size_t	  i, n;
+	char **notes;
+	size_t i, n;
 
 	n = envdiff_notes(e, &notes);
 	for (i = 0; i < n; i++) {

@@ -24,26 +24,22 @@ struct compare_table;
 struct envdiff;
 
 /* What the columns of the comparison stand for. */
-enum envdiff_columns {
-	ENVDIFF_KERNELS,
-	ENVDIFF_MACHINES,
-	ENVDIFF_JOBS
-};
+enum envdiff_columns { ENVDIFF_KERNELS, ENVDIFF_MACHINES, ENVDIFF_JOBS };
 
 struct envdiff *envdiff_new(enum envdiff_columns);
-void	 envdiff_free(struct envdiff *);
+void		envdiff_free(struct envdiff *);
 /*
  * Adds the facts of one run of a column (columns keep the order they are
  * first added in).  asked is the command line the job asked for that run's
  * kernel, or NULL.  Returns -1 with *cause if facts is not a JSON object.
  */
-int	 envdiff_add(struct envdiff *, const char *column, const char *facts,
-	    const char *asked, char **cause);
+int envdiff_add(struct envdiff *, const char *column, const char *facts,
+    const char *asked, char **cause);
 /* Returns the notes, by fact name (caller frees each and the array). */
-size_t	 envdiff_notes(const struct envdiff *, char ***);
+size_t envdiff_notes(const struct envdiff *, char ***);
 /* Adds the notes to a comparison table. */
-void	 envdiff_apply(const struct envdiff *, struct compare_table *);
+void envdiff_apply(const struct envdiff *, struct compare_table *);
 /* True when a fact counts between columns of this kind. */
-int	 envdiff_key_compared(enum envdiff_columns, const char *);
+int envdiff_key_compared(enum envdiff_columns, const char *);
 
 #endif

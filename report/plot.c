@@ -1,6 +1,6 @@
 /* Plots of comparison tables with cairo (PNG and SVG). */
-#include <cairo.h>
 #include <cairo-svg.h>
+#include <cairo.h>
 #include <errno.h>
 #include <gsl/gsl_cdf.h>
 #include <math.h>
@@ -15,18 +15,23 @@
 
 /* Series colours (Tableau 10), one per column, cycling. */
 static const double plot_colours[][3] = {
-	{ 0.122, 0.467, 0.706 }, { 1.000, 0.498, 0.055 },
-	{ 0.173, 0.627, 0.173 }, { 0.839, 0.153, 0.157 },
-	{ 0.580, 0.404, 0.741 }, { 0.549, 0.337, 0.294 },
-	{ 0.890, 0.467, 0.761 }, { 0.498, 0.498, 0.498 },
-	{ 0.737, 0.741, 0.133 }, { 0.090, 0.745, 0.812 },
+	{ 0.122, 0.467, 0.706 },
+	{ 1.000, 0.498, 0.055 },
+	{ 0.173, 0.627, 0.173 },
+	{ 0.839, 0.153, 0.157 },
+	{ 0.580, 0.404, 0.741 },
+	{ 0.549, 0.337, 0.294 },
+	{ 0.890, 0.467, 0.761 },
+	{ 0.498, 0.498, 0.498 },
+	{ 0.737, 0.741, 0.133 },
+	{ 0.090, 0.745, 0.812 },
 };
-#define PLOT_NCOLOURS	(sizeof plot_colours / sizeof plot_colours[0])
+#define PLOT_NCOLOURS (sizeof plot_colours / sizeof plot_colours[0])
 
 /* An SVG document collected in memory before it is written. */
 struct plot_buf {
-	char	*p;
-	size_t	 len;
+	char  *p;
+	size_t len;
 };
 
 int
@@ -52,8 +57,8 @@ static int
 plot_t_interval(const double *x, size_t n, double (*f)(double), double *lo,
     double *hi)
 {
-	double	*y, h, m = 0;
-	size_t	 i;
+	double *y, h, m = 0;
+	size_t	i;
 
 	if (n < 2)
 		return -1;
@@ -81,7 +86,7 @@ plot_inv(double x)
 static int
 plot_dcmp(const void *a, const void *b)
 {
-	double	 x = *(const double *)a, y = *(const double *)b;
+	double x = *(const double *)a, y = *(const double *)b;
 
 	return (x > y) - (x < y);
 }
@@ -90,8 +95,8 @@ plot_dcmp(const void *a, const void *b)
 static int
 plot_median_interval(const double *x, size_t n, double *lo, double *hi)
 {
-	double	*s;
-	size_t	 l = 0;
+	double *s;
+	size_t	l = 0;
 
 	if (n < 1)
 		return -1;
@@ -113,7 +118,7 @@ int
 plot_interval(const struct compare_table *t, const struct compare_cell *c,
     double *lo, double *hi)
 {
-	double	 a, b;
+	double a, b;
 
 	switch (t->stat) {
 	case COMPARE_MEDIAN:
@@ -155,9 +160,9 @@ plot_extend(double *lo, double *hi, double v)
 static void
 plot_range(const struct compare_table *t, double *lo, double *hi)
 {
-	const struct compare_cell	*c;
-	double				 a, b;
-	size_t				 i, j;
+	const struct compare_cell *c;
+	double			   a, b;
+	size_t			   i, j;
 
 	*lo = *hi = NAN;
 	for (i = 0; i < t->nrows; i++)
@@ -183,7 +188,7 @@ plot_range(const struct compare_table *t, double *lo, double *hi)
 static double
 plot_step(double range)
 {
-	double	 raw = range / 5, mag = pow(10, floor(log10(raw))), f;
+	double raw = range / 5, mag = pow(10, floor(log10(raw))), f;
 
 	f = raw / mag;
 	return mag * (f <= 1 ? 1 : f <= 2 ? 2 : f <= 5 ? 5 : 10);
@@ -193,7 +198,7 @@ void
 plot_layout(const struct compare_table *t, int width, int height,
     struct plot_layout *l)
 {
-	double	 lo, hi;
+	double lo, hi;
 
 	memset(l, 0, sizeof *l);
 	l->width = width;
@@ -211,10 +216,10 @@ plot_layout(const struct compare_table *t, int width, int height,
 }
 
 double
-plot_x(const struct plot_layout *l, const struct compare_table *t,
-    size_t row, size_t col)
+plot_x(const struct plot_layout *l, const struct compare_table *t, size_t row,
+    size_t col)
 {
-	double	 band = (l->right - l->left) / (double)t->nrows, dodge;
+	double band = (l->right - l->left) / (double)t->nrows, dodge;
 
 	dodge = band * 0.5 / (double)t->ncolumns;
 	if (dodge > 14)
@@ -226,16 +231,16 @@ plot_x(const struct plot_layout *l, const struct compare_table *t,
 double
 plot_y(const struct plot_layout *l, double v)
 {
-	return l->bottom - (v - l->ymin) / (l->ymax - l->ymin) *
-	    (l->bottom - l->top);
+	return l->bottom -
+	    (v - l->ymin) / (l->ymax - l->ymin) * (l->bottom - l->top);
 }
 
 char *
 plot_title(const struct compare_table *t)
 {
 	return xasprintf("%s: %s (%s, %s is better)", t->title, t->metric,
-	    compare_stat_name(t->stat), t->dir == COMPARE_HIGHER_BETTER ?
-	    "higher" : "lower");
+	    compare_stat_name(t->stat),
+	    t->dir == COMPARE_HIGHER_BETTER ? "higher" : "lower");
 }
 
 char *
@@ -250,7 +255,7 @@ plot_ylabel(const struct compare_table *t)
 static void
 plot_text(cairo_t *cr, double x, double y, double align, const char *s)
 {
-	cairo_text_extents_t	 e;
+	cairo_text_extents_t e;
 
 	cairo_text_extents(cr, s, &e);
 	cairo_move_to(cr, x - align * e.x_advance, y);
@@ -261,7 +266,7 @@ plot_text(cairo_t *cr, double x, double y, double align, const char *s)
 static void
 plot_colour(cairo_t *cr, size_t col)
 {
-	const double	*c = plot_colours[col % PLOT_NCOLOURS];
+	const double *c = plot_colours[col % PLOT_NCOLOURS];
 
 	cairo_set_source_rgb(cr, c[0], c[1], c[2]);
 }
@@ -270,7 +275,7 @@ plot_colour(cairo_t *cr, size_t col)
 static char *
 plot_tick_label(double v, double step)
 {
-	int	 dec = step >= 1 ? 0 : (int)ceil(-log10(step) - 1e-9);
+	int dec = step >= 1 ? 0 : (int)ceil(-log10(step) - 1e-9);
 
 	if (fabs(v) < step * 1e-9)
 		v = 0;
@@ -282,9 +287,9 @@ static void
 plot_draw_header(cairo_t *cr, const struct compare_table *t,
     const struct plot_layout *l)
 {
-	char	*s;
-	double	 x = l->left;
-	size_t	 j;
+	char		    *s;
+	double		     x = l->left;
+	size_t		     j;
 	cairo_text_extents_t e;
 
 	cairo_set_source_rgb(cr, 0, 0, 0);
@@ -298,9 +303,9 @@ plot_draw_header(cairo_t *cr, const struct compare_table *t,
 		cairo_rectangle(cr, x, 46, 12, 12);
 		cairo_fill(cr);
 		cairo_set_source_rgb(cr, 0, 0, 0);
-		s = j == 0 && strcmp(t->columns[j], "base") != 0 ?
-		    xasprintf("%s (base)", t->columns[j]) :
-		    xstrdup(t->columns[j]);
+		s = j == 0 && strcmp(t->columns[j], "base") != 0
+		    ? xasprintf("%s (base)", t->columns[j])
+		    : xstrdup(t->columns[j]);
 		plot_text(cr, x + 17, 57, 0, s);
 		cairo_text_extents(cr, s, &e);
 		x += 17 + e.x_advance + 22;
@@ -308,8 +313,8 @@ plot_draw_header(cairo_t *cr, const struct compare_table *t,
 	}
 	cairo_set_font_size(cr, 11);
 	s = xasprintf("bars: 95%% interval of the %s; * p < %.2f against "
-	    "the base (%s)", compare_stat_name(t->stat), STATS_ALPHA,
-	    stats_test_name(t->test));
+		      "the base (%s)",
+	    compare_stat_name(t->stat), STATS_ALPHA, stats_test_name(t->test));
 	plot_text(cr, l->width / 2.0, l->height - 12, 0.5, s);
 	free(s);
 }
@@ -317,11 +322,11 @@ plot_draw_header(cairo_t *cr, const struct compare_table *t,
 /* Draws the frame, the y ticks and both axis labels. */
 static void
 plot_draw_axes(cairo_t *cr, const struct compare_table *t,
-    const struct plot_layout *l, const char *xlabel, char * const *xticks)
+    const struct plot_layout *l, const char *xlabel, char *const *xticks)
 {
-	double	 v, y;
-	char	*s;
-	size_t	 i;
+	double v, y;
+	char  *s;
+	size_t i;
 
 	cairo_set_source_rgb(cr, 0, 0, 0);
 	cairo_set_line_width(cr, 1);
@@ -341,10 +346,12 @@ plot_draw_axes(cairo_t *cr, const struct compare_table *t,
 		free(s);
 	}
 	for (i = 0; i < t->nrows; i++)
-		plot_text(cr, plot_x(l, t, i, 0) / 2 + plot_x(l, t, i,
-		    t->ncolumns - 1) / 2, l->bottom + 18, 0.5,
-		    xticks != NULL && xticks[i] != NULL ? xticks[i] :
-		    t->rows[i].name);
+		plot_text(cr,
+		    plot_x(l, t, i, 0) / 2 +
+			plot_x(l, t, i, t->ncolumns - 1) / 2,
+		    l->bottom + 18, 0.5,
+		    xticks != NULL && xticks[i] != NULL ? xticks[i]
+							: t->rows[i].name);
 	plot_text(cr, (l->left + l->right) / 2, l->bottom + 42, 0.5,
 	    xlabel != NULL ? xlabel : t->case_label);
 	s = plot_ylabel(t);
@@ -361,10 +368,10 @@ static void
 plot_draw_series(cairo_t *cr, const struct compare_table *t,
     const struct plot_layout *l, size_t col)
 {
-	const struct compare_cell	*c;
-	double				 x, lo, hi;
-	size_t				 i;
-	int				 started = 0;
+	const struct compare_cell *c;
+	double			   x, lo, hi;
+	size_t			   i;
+	int			   started = 0;
 
 	plot_colour(cr, col);
 	cairo_set_line_width(cr, 1.5);
@@ -410,9 +417,9 @@ plot_draw_series(cairo_t *cr, const struct compare_table *t,
 /* Draws the whole plot. */
 static void
 plot_draw(cairo_t *cr, const struct compare_table *t,
-    const struct plot_layout *l, const char *xlabel, char * const *xticks)
+    const struct plot_layout *l, const char *xlabel, char *const *xticks)
 {
-	size_t	 j;
+	size_t j;
 
 	cairo_set_source_rgb(cr, 1, 1, 1);
 	cairo_paint(cr);
@@ -426,10 +433,9 @@ plot_draw(cairo_t *cr, const struct compare_table *t,
 
 /* Collects the SVG cairo writes. */
 static cairo_status_t
-plot_buf_write_cb(void *closure, const unsigned char *data,
-    unsigned int len)
+plot_buf_write_cb(void *closure, const unsigned char *data, unsigned int len)
 {
-	struct plot_buf	*b = closure;
+	struct plot_buf *b = closure;
 
 	b->p = xreallocarray(b->p, b->len + len + 1, 1);
 	memcpy(b->p + b->len, data, len);
@@ -458,8 +464,8 @@ plot_xml_escape(FILE *fp, const char *s)
 static void
 plot_svg_text(FILE *fp, const struct compare_table *t, const char *xlabel)
 {
-	char	*s;
-	size_t	 j;
+	char  *s;
+	size_t j;
 
 	s = plot_title(t);
 	fputs("<title>", fp);
@@ -484,9 +490,9 @@ static int
 plot_svg_save(const struct plot_buf *b, const struct compare_table *t,
     const char *xlabel, const char *path, char **cause)
 {
-	const char	*tag = b->p != NULL ? strstr(b->p, "<svg") : NULL;
-	const char	*end = tag != NULL ? strchr(tag, '>') : NULL;
-	FILE		*fp;
+	const char *tag = b->p != NULL ? strstr(b->p, "<svg") : NULL;
+	const char *end = tag != NULL ? strchr(tag, '>') : NULL;
+	FILE	   *fp;
 
 	if (end == NULL) {
 		*cause = xasprintf("\"%s\": cairo wrote no SVG", path);
@@ -509,23 +515,22 @@ plot_svg_save(const struct plot_buf *b, const struct compare_table *t,
 
 int
 plot_write(const struct compare_table *t, const char *xlabel,
-    char * const *xticks, enum plot_format fmt, const char *path,
-    char **cause)
+    char *const *xticks, enum plot_format fmt, const char *path, char **cause)
 {
-	struct plot_layout	 l;
-	struct plot_buf		 b = { NULL, 0 };
-	cairo_surface_t		*sf;
-	cairo_status_t		 st;
-	cairo_t			*cr;
-	int			 rc = -1;
+	struct plot_layout l;
+	struct plot_buf	   b = { NULL, 0 };
+	cairo_surface_t	  *sf;
+	cairo_status_t	   st;
+	cairo_t		  *cr;
+	int		   rc = -1;
 
 	plot_layout(t, PLOT_WIDTH, PLOT_HEIGHT, &l);
 	if (fmt == PLOT_SVG)
-		sf = cairo_svg_surface_create_for_stream(plot_buf_write_cb,
-		    &b, PLOT_WIDTH, PLOT_HEIGHT);
-	else
-		sf = cairo_image_surface_create(CAIRO_FORMAT_RGB24,
+		sf = cairo_svg_surface_create_for_stream(plot_buf_write_cb, &b,
 		    PLOT_WIDTH, PLOT_HEIGHT);
+	else
+		sf = cairo_image_surface_create(CAIRO_FORMAT_RGB24, PLOT_WIDTH,
+		    PLOT_HEIGHT);
 	cr = cairo_create(sf);
 	plot_draw(cr, t, &l, xlabel, xticks);
 	st = cairo_status(cr);
@@ -538,8 +543,9 @@ plot_write(const struct compare_table *t, const char *xlabel,
 	cairo_surface_destroy(sf);
 	if (st != CAIRO_STATUS_SUCCESS) {
 		*cause = xasprintf("\"%s\": %s", path,
-		    st == CAIRO_STATUS_WRITE_ERROR ? strerror(errno) :
-		    cairo_status_to_string(st));
+		    st == CAIRO_STATUS_WRITE_ERROR
+			? strerror(errno)
+			: cairo_status_to_string(st));
 		goto out;
 	}
 	rc = fmt == PLOT_SVG ? plot_svg_save(&b, t, xlabel, path, cause) : 0;

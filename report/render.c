@@ -25,7 +25,7 @@ const struct render_style render_styles[] = {
 const struct render_style *
 render_find(const char *name)
 {
-	const struct render_style	*s;
+	const struct render_style *s;
 
 	for (s = render_styles; s->name != NULL; s++)
 		if (strcmp(s->name, name) == 0)
@@ -35,10 +35,9 @@ render_find(const char *name)
 
 /* Computes the table if needed and prints it in the named style. */
 int
-render_print(struct compare_table *t, const char *style, FILE *fp,
-    char **cause)
+render_print(struct compare_table *t, const char *style, FILE *fp, char **cause)
 {
-	const struct render_style	*s;
+	const struct render_style *s;
 
 	if ((s = render_find(style)) == NULL) {
 		*cause = xasprintf("style \"%s\": unknown", style);
@@ -53,8 +52,8 @@ render_print(struct compare_table *t, const char *style, FILE *fp,
 struct render_grid *
 render_grid_new(size_t nrows, size_t ncols)
 {
-	struct render_grid	*g;
-	size_t			 i;
+	struct render_grid *g;
+	size_t		    i;
 
 	g = xcalloc(1, sizeof *g);
 	g->nrows = nrows;
@@ -69,7 +68,7 @@ render_grid_new(size_t nrows, size_t ncols)
 void
 render_grid_free(struct render_grid *g)
 {
-	size_t	 i;
+	size_t i;
 
 	if (g == NULL)
 		return;
@@ -91,7 +90,7 @@ render_grid_take(struct render_grid *g, size_t r, size_t c, char *s)
 size_t
 render_width(const char *s)
 {
-	size_t	 w = 0;
+	size_t w = 0;
 
 	for (; *s != '\0'; s++)
 		if (((unsigned char)*s & 0xc0) != 0x80)
@@ -103,7 +102,7 @@ render_width(const char *s)
 void
 render_line(FILE *fp, const char *s)
 {
-	size_t	 len = strlen(s);
+	size_t len = strlen(s);
 
 	while (len > 0 && s[len - 1] == ' ')
 		len--;
@@ -115,7 +114,7 @@ render_line(FILE *fp, const char *s)
 static size_t *
 render_grid_widths(const struct render_grid *g)
 {
-	size_t	*w, r, c, cw;
+	size_t *w, r, c, cw;
 
 	w = xcalloc(g->ncols + 1, sizeof *w);
 	for (r = 0; r < g->nrows; r++)
@@ -131,8 +130,8 @@ render_grid_widths(const struct render_grid *g)
 static void
 render_pad(char **line, const char *s, size_t w, char align)
 {
-	size_t	 pad = w - render_width(s);
-	char	*old = *line;
+	size_t pad = w - render_width(s);
+	char  *old = *line;
 
 	if (align == 'r')
 		*line = xasprintf("%s%*s%s", old, (int)pad, "", s);
@@ -145,7 +144,7 @@ render_pad(char **line, const char *s, size_t w, char align)
 static void
 render_append(char **line, const char *s)
 {
-	char	*old = *line;
+	char *old = *line;
 
 	*line = xasprintf("%s%s", old, s);
 	free(old);
@@ -156,8 +155,8 @@ void
 render_grid_print(const struct render_grid *g, FILE *fp, const char *sep,
     const char *align)
 {
-	size_t	*w, r, c;
-	char	*line;
+	size_t *w, r, c;
+	char   *line;
 
 	w = render_grid_widths(g);
 	for (r = 0; r < g->nrows; r++) {
@@ -178,7 +177,7 @@ render_grid_print(const struct render_grid *g, FILE *fp, const char *sep,
 static void
 render_grid_rule(const size_t *w, size_t ncols, FILE *fp, char fill)
 {
-	size_t	 c, i;
+	size_t c, i;
 
 	for (c = 0; c < ncols; c++) {
 		fputc('+', fp);
@@ -193,8 +192,8 @@ void
 render_grid_print_boxed(const struct render_grid *g, FILE *fp,
     const char *align)
 {
-	size_t	*w, r, c;
-	char	*line;
+	size_t *w, r, c;
+	char   *line;
 
 	w = render_grid_widths(g);
 	render_grid_rule(w, g->ncols, fp, '-');
@@ -223,7 +222,7 @@ render_grid_print_boxed(const struct render_grid *g, FILE *fp,
 char *
 render_number(double v, int decimals, int plus, const char *suffix)
 {
-	char	*s, *out;
+	char *s, *out;
 
 	if (isnan(v))
 		return xstrdup("n/a");
@@ -253,8 +252,8 @@ render_kernel_header(const struct compare_table *t, size_t col)
 char *
 render_n_summary(const struct compare_table *t)
 {
-	size_t	 i, j, n, lo, hi, all_lo = SIZE_MAX, all_hi = 0;
-	char	*s, *old, *part;
+	size_t i, j, n, lo, hi, all_lo = SIZE_MAX, all_hi = 0;
+	char  *s, *old, *part;
 
 	s = xstrdup("n per cell:");
 	for (j = 0; j < t->ncolumns; j++) {
@@ -270,8 +269,8 @@ render_n_summary(const struct compare_table *t)
 			lo = 0;
 		all_lo = lo < all_lo ? lo : all_lo;
 		all_hi = hi > all_hi ? hi : all_hi;
-		part = lo == hi ? xasprintf("%zu", lo) :
-		    xasprintf("%zu-%zu", lo, hi);
+		part = lo == hi ? xasprintf("%zu", lo)
+				: xasprintf("%zu-%zu", lo, hi);
 		old = s;
 		s = xasprintf("%s%s %s %s", old, j ? "," : "", t->columns[j],
 		    part);
@@ -288,17 +287,18 @@ render_n_summary(const struct compare_table *t)
 static void
 render_boot_lines(const struct compare_table *t, FILE *fp, const char *pre)
 {
-	const struct compare_cell	*c;
-	size_t				 i, j;
+	const struct compare_cell *c;
+	size_t			   i, j;
 
 	for (i = 0; i < t->nrows; i++)
 		for (j = 1; j < t->ncolumns; j++) {
 			c = &t->rows[i].cells[j];
 			if (!c->boot_test.done)
 				continue;
-			fprintf(fp, "%sper-boot means: %s %s p=%.4g (%zu vs "
-			    "%zu boots)%s\n", pre, t->columns[j],
-			    t->rows[i].name, c->boot_test.p,
+			fprintf(fp,
+			    "%sper-boot means: %s %s p=%.4g (%zu vs "
+			    "%zu boots)%s\n",
+			    pre, t->columns[j], t->rows[i].name, c->boot_test.p,
 			    t->rows[i].cells[0].nboots, c->nboots,
 			    c->boot_test.p < STATS_ALPHA ? " *" : "");
 		}
@@ -312,8 +312,8 @@ render_boot_lines(const struct compare_table *t, FILE *fp, const char *pre)
 void
 render_footer(const struct compare_table *t, FILE *fp, const char *pre)
 {
-	char	*n;
-	size_t	 i;
+	char  *n;
+	size_t i;
 
 	n = render_n_summary(t);
 	fprintf(fp, "%s%s; * p < %.2f, ~ not significant (%s, two-sided)\n",

@@ -10,48 +10,47 @@
 #include "report/compare.h"
 
 struct render_style {
-	const char	*name;
-	const char	*summary;
-	int		(*print)(const struct compare_table *, FILE *, char **);
+	const char *name;
+	const char *summary;
+	int (*print)(const struct compare_table *, FILE *, char **);
 };
 
 /* Every style, ended by a NULL name. */
 extern const struct render_style render_styles[];
 
 const struct render_style *render_find(const char *);
-int	 render_print(struct compare_table *, const char *, FILE *, char **);
+int render_print(struct compare_table *, const char *, FILE *, char **);
 
-int	 render_amd_print(const struct compare_table *, FILE *, char **);
-int	 render_change_print(const struct compare_table *, FILE *, char **);
-int	 render_pct_print(const struct compare_table *, FILE *, char **);
-int	 render_meansd_print(const struct compare_table *, FILE *, char **);
-int	 render_markdown_print(const struct compare_table *, FILE *, char **);
-int	 render_csv_print(const struct compare_table *, FILE *, char **);
-int	 render_json_print(const struct compare_table *, FILE *, char **);
+int render_amd_print(const struct compare_table *, FILE *, char **);
+int render_change_print(const struct compare_table *, FILE *, char **);
+int render_pct_print(const struct compare_table *, FILE *, char **);
+int render_meansd_print(const struct compare_table *, FILE *, char **);
+int render_markdown_print(const struct compare_table *, FILE *, char **);
+int render_csv_print(const struct compare_table *, FILE *, char **);
+int render_json_print(const struct compare_table *, FILE *, char **);
 
 /* Shared by the renderers. */
 
 /* A grid of owned strings laid out in aligned columns. */
 struct render_grid {
-	size_t	 nrows;
-	size_t	 ncols;
-	char	**cells;
+	size_t nrows;
+	size_t ncols;
+	char **cells;
 };
 
 struct render_grid *render_grid_new(size_t, size_t);
-void	 render_grid_free(struct render_grid *);
-void	 render_grid_take(struct render_grid *, size_t, size_t, char *);
-void	 render_grid_print(const struct render_grid *, FILE *, const char *,
-	    const char *);
-void	 render_grid_print_boxed(const struct render_grid *, FILE *,
-	    const char *);
+void		    render_grid_free(struct render_grid *);
+void render_grid_take(struct render_grid *, size_t, size_t, char *);
+void render_grid_print(const struct render_grid *, FILE *, const char *,
+    const char *);
+void render_grid_print_boxed(const struct render_grid *, FILE *, const char *);
 
-size_t	 render_width(const char *);
-void	 render_line(FILE *, const char *);
-char	*render_number(double, int, int, const char *);
-char	*render_kernel_header(const struct compare_table *, size_t);
-char	*render_n_summary(const struct compare_table *);
-void	 render_footer(const struct compare_table *, FILE *, const char *);
-int	 render_finish(FILE *, char **);
+size_t render_width(const char *);
+void   render_line(FILE *, const char *);
+char  *render_number(double, int, int, const char *);
+char  *render_kernel_header(const struct compare_table *, size_t);
+char  *render_n_summary(const struct compare_table *);
+void   render_footer(const struct compare_table *, FILE *, const char *);
+int    render_finish(FILE *, char **);
 
 #endif

@@ -24,7 +24,7 @@ render_amd_num(double x, int width)
 static char *
 render_amd_cell(const struct compare_cell *c, int is_base)
 {
-	char	*norm, *imp, *cv, *s;
+	char *norm, *imp, *cv, *s;
 
 	if (c->n == 0)
 		return xstrdup("- ");
@@ -59,9 +59,9 @@ render_amd_header(const struct compare_table *t, FILE *fp)
 int
 render_amd_print(const struct compare_table *t, FILE *fp, char **cause)
 {
-	struct render_grid	*g;
-	char			*align;
-	size_t			 i, j;
+	struct render_grid *g;
+	char		   *align;
+	size_t		    i, j;
 
 	render_amd_header(t, fp);
 	g = render_grid_new(t->nrows + 1, t->ncolumns + 1);
@@ -76,8 +76,8 @@ render_amd_print(const struct compare_table *t, FILE *fp, char **cause)
 	for (i = 0; i < t->nrows; i++) {
 		render_grid_take(g, i + 1, 0, xstrdup(t->rows[i].name));
 		for (j = 0; j < t->ncolumns; j++)
-			render_grid_take(g, i + 1, j + 1, render_amd_cell(
-			    &t->rows[i].cells[j], j == 0));
+			render_grid_take(g, i + 1, j + 1,
+			    render_amd_cell(&t->rows[i].cells[j], j == 0));
 	}
 	render_grid_print(g, fp, "  ", align);
 	render_grid_free(g);

@@ -8,7 +8,7 @@
 static char *
 render_change_delta(const struct compare_cell *c)
 {
-	char	*num, *s;
+	char *num, *s;
 
 	if (c->n == 0)
 		return xstrdup("-");
@@ -23,7 +23,7 @@ static void
 render_change_head(const struct compare_table *t, struct render_grid *g,
     char *align)
 {
-	size_t	 j;
+	size_t j;
 
 	render_grid_take(g, 0, 0, xstrdup(t->case_label));
 	align[0] = 'l';
@@ -38,11 +38,11 @@ render_change_head(const struct compare_table *t, struct render_grid *g,
 int
 render_change_print(const struct compare_table *t, FILE *fp, char **cause)
 {
-	const struct compare_cell	*c;
-	struct render_grid		*g;
-	char				*align;
-	size_t				 i, j, last;
-	int				 d;
+	const struct compare_cell *c;
+	struct render_grid	  *g;
+	char			  *align;
+	size_t			   i, j, last;
+	int			   d;
 
 	d = compare_table_decimals(t);
 	last = t->ncolumns ? t->ncolumns - 1 : 0;
@@ -53,8 +53,9 @@ render_change_print(const struct compare_table *t, FILE *fp, char **cause)
 		render_grid_take(g, i + 1, 0, xstrdup(t->rows[i].name));
 		for (j = 0; j < t->ncolumns; j++) {
 			c = &t->rows[i].cells[j];
-			render_grid_take(g, i + 1, j + 1, c->n == 0 ?
-			    xstrdup("-") : render_number(c->value, d, 0, ""));
+			render_grid_take(g, i + 1, j + 1,
+			    c->n == 0 ? xstrdup("-")
+				      : render_number(c->value, d, 0, ""));
 		}
 		if (last > 0)
 			render_grid_take(g, i + 1, t->ncolumns + 1,

@@ -4,8 +4,8 @@
 
 #include "report/render.h"
 
-#define RENDER_CSV_HEAD \
-	"benchmark,metric,unit,better,statistic,case,kernel,n,value," \
+#define RENDER_CSV_HEAD                                                  \
+	"benchmark,metric,unit,better,statistic,case,kernel,n,value,"    \
 	"amean,hmean,gmean,median,sd,cv,min,max,norm,delta_pct,pct_imp," \
 	"test,p,t,nu,u,ci_lo_pct,ci_hi_pct,mark,boots,boot_p\n"
 
@@ -42,8 +42,8 @@ render_csv_num(FILE *fp, double v)
 static void
 render_csv_numbers(FILE *fp, const struct compare_cell *c, int is_base)
 {
-	const struct stats_summary	*s = &c->sum;
-	const struct stats_test		*r = &c->test;
+	const struct stats_summary *s = &c->sum;
+	const struct stats_test	   *r = &c->test;
 
 	fprintf(fp, ",%zu", c->n);
 	render_csv_num(fp, c->value);
@@ -80,8 +80,9 @@ render_csv_line(const struct compare_table *t, FILE *fp, size_t i, size_t j)
 	render_csv_text(fp, t->metric);
 	fputc(',', fp);
 	render_csv_text(fp, t->unit);
-	fprintf(fp, ",%s,%s,", t->dir == COMPARE_LOWER_BETTER ? "lower" :
-	    "higher", compare_stat_name(t->stat));
+	fprintf(fp, ",%s,%s,",
+	    t->dir == COMPARE_LOWER_BETTER ? "lower" : "higher",
+	    compare_stat_name(t->stat));
 	render_csv_text(fp, t->rows[i].name);
 	fputc(',', fp);
 	render_csv_text(fp, t->columns[j]);
@@ -92,7 +93,7 @@ render_csv_line(const struct compare_table *t, FILE *fp, size_t i, size_t j)
 int
 render_csv_print(const struct compare_table *t, FILE *fp, char **cause)
 {
-	size_t	 i, j;
+	size_t i, j;
 
 	fputs(RENDER_CSV_HEAD, fp);
 	for (i = 0; i < t->nrows; i++)

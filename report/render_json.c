@@ -23,29 +23,27 @@ render_json_test(const struct stats_test *r)
 	if (!r->done)
 		return json_null();
 	return json_pack("{s:s, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:b}",
-	    "name", stats_test_name(r->kind), "p", render_json_num(r->p),
-	    "t", render_json_num(r->t), "nu", render_json_num(r->nu),
-	    "diff", render_json_num(r->diff),
-	    "ci_lo", render_json_num(r->ci_lo),
-	    "ci_hi", render_json_num(r->ci_hi),
-	    "u", render_json_num(r->u), "exact", r->exact);
+	    "name", stats_test_name(r->kind), "p", render_json_num(r->p), "t",
+	    render_json_num(r->t), "nu", render_json_num(r->nu), "diff",
+	    render_json_num(r->diff), "ci_lo", render_json_num(r->ci_lo),
+	    "ci_hi", render_json_num(r->ci_hi), "u", render_json_num(r->u),
+	    "exact", r->exact);
 }
 
 /* Returns the summary of a cell's samples. */
 static json_t *
 render_json_summary(const struct compare_cell *c)
 {
-	const struct stats_summary	*s = &c->sum;
+	const struct stats_summary *s = &c->sum;
 
 	if (c->n == 0)
 		return json_null();
-	return json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}",
-	    "amean", render_json_num(s->amean),
-	    "hmean", render_json_num(s->hmean),
-	    "gmean", render_json_num(s->gmean),
-	    "median", render_json_num(s->median),
-	    "sd", render_json_num(s->sd), "cv", render_json_num(s->cv),
-	    "min", render_json_num(s->min), "max", render_json_num(s->max));
+	return json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "amean",
+	    render_json_num(s->amean), "hmean", render_json_num(s->hmean),
+	    "gmean", render_json_num(s->gmean), "median",
+	    render_json_num(s->median), "sd", render_json_num(s->sd), "cv",
+	    render_json_num(s->cv), "min", render_json_num(s->min), "max",
+	    render_json_num(s->max));
 }
 
 /* Returns one cell as an object. */
@@ -53,28 +51,27 @@ static json_t *
 render_json_cell(const struct compare_table *t, size_t j,
     const struct compare_cell *c)
 {
-	char	 mark[2] = { c->mark == ' ' ? '\0' : c->mark, '\0' };
+	char mark[2] = { c->mark == ' ' ? '\0' : c->mark, '\0' };
 
 	return json_pack("{s:s, s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:o, "
-	    "s:o, s:s, s:b, s:I, s:o}", "kernel", t->columns[j],
-	    "n", (json_int_t)c->n, "value", render_json_num(c->value),
-	    "summary", render_json_summary(c),
-	    "norm", render_json_num(c->norm),
-	    "delta_pct", render_json_num(c->delta),
-	    "pct_imp", render_json_num(c->pct_imp),
-	    "ci_lo_pct", render_json_num(c->ci_lo),
-	    "ci_hi_pct", render_json_num(c->ci_hi),
-	    "test", render_json_test(&c->test), "mark", mark,
-	    "significant", c->mark == '*', "boots", (json_int_t)c->nboots,
-	    "boot_test", render_json_test(&c->boot_test));
+			 "s:o, s:s, s:b, s:I, s:o}",
+	    "kernel", t->columns[j], "n", (json_int_t)c->n, "value",
+	    render_json_num(c->value), "summary", render_json_summary(c),
+	    "norm", render_json_num(c->norm), "delta_pct",
+	    render_json_num(c->delta), "pct_imp", render_json_num(c->pct_imp),
+	    "ci_lo_pct", render_json_num(c->ci_lo), "ci_hi_pct",
+	    render_json_num(c->ci_hi), "test", render_json_test(&c->test),
+	    "mark", mark, "significant", c->mark == '*', "boots",
+	    (json_int_t)c->nboots, "boot_test",
+	    render_json_test(&c->boot_test));
 }
 
 /* Returns an array of strings. */
 static json_t *
 render_json_strings(char **v, size_t n)
 {
-	json_t	*a = json_array();
-	size_t	 i;
+	json_t *a = json_array();
+	size_t	i;
 
 	for (i = 0; i < n; i++)
 		json_array_append_new(a, json_string(v[i]));
@@ -85,16 +82,17 @@ render_json_strings(char **v, size_t n)
 static json_t *
 render_json_rows(const struct compare_table *t)
 {
-	json_t	*rows = json_array(), *cells;
-	size_t	 i, j;
+	json_t *rows = json_array(), *cells;
+	size_t	i, j;
 
 	for (i = 0; i < t->nrows; i++) {
 		cells = json_array();
 		for (j = 0; j < t->ncolumns; j++)
-			json_array_append_new(cells, render_json_cell(t, j,
-			    &t->rows[i].cells[j]));
-		json_array_append_new(rows, json_pack("{s:s, s:o}", "case",
-		    t->rows[i].name, "cells", cells));
+			json_array_append_new(cells,
+			    render_json_cell(t, j, &t->rows[i].cells[j]));
+		json_array_append_new(rows,
+		    json_pack("{s:s, s:o}", "case", t->rows[i].name, "cells",
+			cells));
 	}
 	return rows;
 }
@@ -103,26 +101,26 @@ render_json_rows(const struct compare_table *t)
 int
 render_json_print(const struct compare_table *t, FILE *fp, char **cause)
 {
-	json_t	*o;
-	int	 rc;
+	json_t *o;
+	int	rc;
 
 	o = json_pack("{s:s, s:s, s:s?, s:s, s:s, s:s, s:f, s:s, s:o, s:o, "
-	    "s:o, s:o}", "benchmark", t->title, "metric", t->metric,
-	    "unit", t->unit, "better",
-	    t->dir == COMPARE_LOWER_BETTER ? "lower" : "higher",
-	    "statistic", compare_stat_name(t->stat),
-	    "test", stats_test_name(t->test), "alpha", STATS_ALPHA,
-	    "case_label", t->case_label,
-	    "columns", render_json_strings(t->columns, t->ncolumns),
-	    "rows", render_json_rows(t),
-	    "warnings", render_json_strings(t->warnings, t->nwarnings),
-	    "notes", render_json_strings(t->notes, t->nnotes));
+		      "s:o, s:o}",
+	    "benchmark", t->title, "metric", t->metric, "unit", t->unit,
+	    "better", t->dir == COMPARE_LOWER_BETTER ? "lower" : "higher",
+	    "statistic", compare_stat_name(t->stat), "test",
+	    stats_test_name(t->test), "alpha", STATS_ALPHA, "case_label",
+	    t->case_label, "columns",
+	    render_json_strings(t->columns, t->ncolumns), "rows",
+	    render_json_rows(t), "warnings",
+	    render_json_strings(t->warnings, t->nwarnings), "notes",
+	    render_json_strings(t->notes, t->nnotes));
 	if (o == NULL) {
 		*cause = xstrdup("json table: cannot build");
 		return -1;
 	}
-	rc = json_dumpf(o, fp, JSON_INDENT(2) | JSON_PRESERVE_ORDER |
-	    JSON_REAL_PRECISION(15));
+	rc = json_dumpf(o, fp,
+	    JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(15));
 	json_decref(o);
 	fputc('\n', fp);
 	if (rc != 0) {

@@ -21,7 +21,7 @@ render_markdown_text(FILE *fp, const char *s)
 static void
 render_markdown_head(const struct compare_table *t, FILE *fp)
 {
-	size_t	 j;
+	size_t j;
 
 	fputs("| ", fp);
 	render_markdown_text(fp, t->case_label);
@@ -44,7 +44,7 @@ render_markdown_head(const struct compare_table *t, FILE *fp)
 static void
 render_markdown_value(FILE *fp, const struct compare_cell *c, int d)
 {
-	char	*v, *cv;
+	char *v, *cv;
 
 	if (c->n == 0) {
 		fputs(" | -", fp);
@@ -61,7 +61,7 @@ render_markdown_value(FILE *fp, const struct compare_cell *c, int d)
 static void
 render_markdown_change(FILE *fp, const struct compare_cell *c)
 {
-	char	*delta, *imp;
+	char *delta, *imp;
 
 	if (c->n == 0) {
 		fputs(" | -", fp);
@@ -80,8 +80,8 @@ render_markdown_change(FILE *fp, const struct compare_cell *c)
 int
 render_markdown_print(const struct compare_table *t, FILE *fp, char **cause)
 {
-	size_t	 i, j;
-	int	 d;
+	size_t i, j;
+	int    d;
 
 	d = compare_table_decimals(t);
 	fputs("### ", fp);

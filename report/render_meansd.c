@@ -17,7 +17,7 @@ static void
 render_meansd_head(const struct compare_table *t, struct render_grid *g,
     char *align)
 {
-	size_t	 j, k;
+	size_t j, k;
 
 	render_grid_take(g, 0, 0, xstrdup(t->case_label));
 	align[0] = 'r';
@@ -27,9 +27,9 @@ render_meansd_head(const struct compare_table *t, struct render_grid *g,
 		if (j == 0)
 			continue;
 		k = render_meansd_delta_col(t, j);
-		render_grid_take(g, 0, k, t->ncolumns == 2 ?
-		    xstrdup("delta% ") : xasprintf("delta%% %s ",
-		    t->columns[j]));
+		render_grid_take(g, 0, k,
+		    t->ncolumns == 2 ? xstrdup("delta% ")
+				     : xasprintf("delta%% %s ", t->columns[j]));
 		align[k] = 'r';
 	}
 }
@@ -38,8 +38,8 @@ render_meansd_head(const struct compare_table *t, struct render_grid *g,
 static size_t
 render_meansd_width(const struct compare_table *t, size_t col, int d)
 {
-	size_t	 i, w = 0, len;
-	char	*s;
+	size_t i, w = 0, len;
+	char  *s;
 
 	for (i = 0; i < t->nrows; i++) {
 		s = render_number(t->rows[i].cells[col].value, d, 0, "");
@@ -54,7 +54,7 @@ render_meansd_width(const struct compare_table *t, size_t col, int d)
 static char *
 render_meansd_cell(const struct compare_cell *c, int d, size_t w)
 {
-	char	*v, *sd, *s;
+	char *v, *sd, *s;
 
 	if (c->n == 0)
 		return xstrdup("-");
@@ -70,7 +70,7 @@ render_meansd_cell(const struct compare_cell *c, int d, size_t w)
 static char *
 render_meansd_delta(const struct compare_cell *c)
 {
-	char	*num, *s;
+	char *num, *s;
 
 	if (c->n == 0)
 		return xstrdup("- ");
@@ -85,8 +85,8 @@ static void
 render_meansd_row(const struct compare_table *t, size_t i,
     struct render_grid *g, int d, const size_t *w)
 {
-	const struct compare_cell	*c;
-	size_t				 j;
+	const struct compare_cell *c;
+	size_t			   j;
 
 	render_grid_take(g, i + 1, 0, xstrdup(t->rows[i].name));
 	for (j = 0; j < t->ncolumns; j++) {
@@ -104,10 +104,10 @@ render_meansd_row(const struct compare_table *t, size_t i,
 int
 render_meansd_print(const struct compare_table *t, FILE *fp, char **cause)
 {
-	struct render_grid	*g;
-	char			*align;
-	size_t			 i, j, ncols, *w;
-	int			 d;
+	struct render_grid *g;
+	char		   *align;
+	size_t		    i, j, ncols, *w;
+	int		    d;
 
 	d = compare_table_decimals(t);
 	ncols = t->ncolumns ? 2 * t->ncolumns : 1;

@@ -8,7 +8,7 @@
 static char *
 render_pct_imp(const struct compare_cell *c)
 {
-	char	*num, *s;
+	char *num, *s;
 
 	if (c->n == 0)
 		return xstrdup("-");
@@ -30,7 +30,7 @@ static void
 render_pct_head(const struct compare_table *t, struct render_grid *g,
     char *align)
 {
-	size_t	 j, k;
+	size_t j, k;
 
 	render_grid_take(g, 0, 0, xstrdup(t->case_label));
 	align[0] = 'l';
@@ -47,18 +47,19 @@ render_pct_head(const struct compare_table *t, struct render_grid *g,
 
 /* Fills one case's row. */
 static void
-render_pct_row(const struct compare_table *t, size_t i,
-    struct render_grid *g, int d)
+render_pct_row(const struct compare_table *t, size_t i, struct render_grid *g,
+    int d)
 {
-	const struct compare_cell	*c;
-	size_t				 j, k;
+	const struct compare_cell *c;
+	size_t			   j, k;
 
 	render_grid_take(g, i + 1, 0, xstrdup(t->rows[i].name));
 	for (j = 0; j < t->ncolumns; j++) {
 		c = &t->rows[i].cells[j];
 		k = render_pct_col(j);
-		render_grid_take(g, i + 1, k, c->n == 0 ? xstrdup("-") :
-		    render_number(c->value, d, 0, ""));
+		render_grid_take(g, i + 1, k,
+		    c->n == 0 ? xstrdup("-")
+			      : render_number(c->value, d, 0, ""));
 		if (j > 0)
 			render_grid_take(g, i + 1, k + 1, render_pct_imp(c));
 	}
@@ -68,10 +69,10 @@ render_pct_row(const struct compare_table *t, size_t i,
 int
 render_pct_print(const struct compare_table *t, FILE *fp, char **cause)
 {
-	struct render_grid	*g;
-	char			*align;
-	size_t			 i, ncols;
-	int			 d;
+	struct render_grid *g;
+	char		   *align;
+	size_t		    i, ncols;
+	int		    d;
 
 	d = compare_table_decimals(t);
 	ncols = t->ncolumns ? 2 * t->ncolumns : 1;

@@ -11,10 +11,10 @@
 
 /* The samples of one (machine, boot) within a cell. */
 struct sel_boot {
-	char		*machine;
-	long long	 boot;
-	double		 sum;
-	size_t		 n;
+	char	 *machine;
+	long long boot;
+	double	  sum;
+	size_t	  n;
 };
 
 /* One cell's samples while they are gathered. */
@@ -23,18 +23,18 @@ struct sel_cell {
 	size_t		 col;
 	double		*x;
 	size_t		 n;
-	struct sel_boot	*boots;
+	struct sel_boot *boots;
 	size_t		 nboots;
 	long long	 last_run;
 };
 
 /* A run behind a column, with its facts and the cmdline the job asked. */
 struct sel_run {
-	long long	 id;
-	size_t		 row;
-	size_t		 col;
-	char		*facts;
-	char		*asked;
+	long long id;
+	size_t	  row;
+	size_t	  col;
+	char	 *facts;
+	char	 *asked;
 };
 
 /* One benchmark metric while it is gathered. */
@@ -44,29 +44,40 @@ struct sel_table {
 	char		*unit;
 	char		*direction;
 	char		*statistic;
-	char		*label;		/* the metric's label, or NULL */
-	long		 position;	/* the metric's place in the job */
-	char		**rows;		/* params, or metrics in metric rows */
-	char		**labels;	/* metric rows: label per row or NULL */
-	size_t		  nrows;
-	char		**cols;
-	size_t		  ncols;
-	struct sel_cell	*cells;
-	size_t		  ncells;
+	char		*label;	   /* the metric's label, or NULL */
+	long		 position; /* the metric's place in the job */
+	char	       **rows;	   /* params, or metrics in metric rows */
+	char	       **labels;   /* metric rows: label per row or NULL */
+	size_t		 nrows;
+	char	       **cols;
+	size_t		 ncols;
+	struct sel_cell *cells;
+	size_t		 ncells;
 	struct sel_run	*runs;
-	size_t		  nruns;
+	size_t		 nruns;
 };
 
 struct sel_gather {
-	struct sel_table	*v;
-	size_t			 n;
+	struct sel_table *v;
+	size_t		  n;
 };
 
 /* Column numbers of select_sql. */
 enum {
-	SEL_BENCHMARK, SEL_METRIC, SEL_UNIT, SEL_DIRECTION, SEL_STATISTIC,
-	SEL_PARAMS, SEL_KERNEL, SEL_MACHINE, SEL_JOB, SEL_VALUE, SEL_RUN,
-	SEL_BOOT, SEL_FACTS, SEL_CMDLINE
+	SEL_BENCHMARK,
+	SEL_METRIC,
+	SEL_UNIT,
+	SEL_DIRECTION,
+	SEL_STATISTIC,
+	SEL_PARAMS,
+	SEL_KERNEL,
+	SEL_MACHINE,
+	SEL_JOB,
+	SEL_VALUE,
+	SEL_RUN,
+	SEL_BOOT,
+	SEL_FACTS,
+	SEL_CMDLINE
 };
 
 /*
@@ -113,7 +124,7 @@ select_by_name(enum select_by by)
 int
 select_by_parse(const char *s, enum select_by *by)
 {
-	size_t	 i;
+	size_t i;
 
 	for (i = 0; i < 4; i++) {
 		if (strcmp(s, select_by_names[i]) == 0) {
@@ -133,7 +144,7 @@ select_rows_name(enum select_rows rows)
 int
 select_rows_parse(const char *s, enum select_rows *rows)
 {
-	size_t	 i;
+	size_t i;
 
 	for (i = 0; i < 3; i++) {
 		if (strcmp(s, select_rows_names[i]) == 0) {
@@ -148,7 +159,7 @@ select_rows_parse(const char *s, enum select_rows *rows)
 static const char *
 sel_text(sqlite3_stmt *st, int col)
 {
-	const char	*s = (const char *)sqlite3_column_text(st, col);
+	const char *s = (const char *)sqlite3_column_text(st, col);
 
 	return s != NULL ? s : "";
 }
@@ -157,7 +168,7 @@ sel_text(sqlite3_stmt *st, int col)
 static size_t
 sel_index(char ***v, size_t *n, const char *s)
 {
-	size_t	 i;
+	size_t i;
 
 	for (i = 0; i < *n; i++) {
 		if (strcmp((*v)[i], s) == 0)
@@ -172,8 +183,8 @@ sel_index(char ***v, size_t *n, const char *s)
 static struct sel_table *
 sel_table(struct sel_gather *g, sqlite3_stmt *st)
 {
-	struct sel_table	*t;
-	size_t			 i;
+	struct sel_table *t;
+	size_t		  i;
 
 	for (i = 0; i < g->n; i++) {
 		t = &g->v[i];
@@ -197,7 +208,7 @@ sel_table(struct sel_gather *g, sqlite3_stmt *st)
 static struct sel_cell *
 sel_cell(struct sel_table *t, size_t row, size_t col)
 {
-	struct sel_cell	*c;
+	struct sel_cell *c;
 	size_t		 i;
 
 	for (i = 0; i < t->ncells; i++) {
@@ -215,10 +226,9 @@ sel_cell(struct sel_table *t, size_t row, size_t col)
 
 /* Adds a sample to the per-boot sums of its cell. */
 static void
-sel_boot_add(struct sel_cell *c, const char *machine, long long boot,
-    double v)
+sel_boot_add(struct sel_cell *c, const char *machine, long long boot, double v)
 {
-	struct sel_boot	*b = NULL;
+	struct sel_boot *b = NULL;
 	size_t		 i;
 
 	for (i = 0; i < c->nboots && b == NULL; i++) {
@@ -227,8 +237,8 @@ sel_boot_add(struct sel_cell *c, const char *machine, long long boot,
 			b = &c->boots[i];
 	}
 	if (b == NULL) {
-		c->boots = xreallocarray(c->boots, c->nboots + 1,
-		    sizeof *c->boots);
+		c->boots =
+		    xreallocarray(c->boots, c->nboots + 1, sizeof *c->boots);
 		b = &c->boots[c->nboots++];
 		memset(b, 0, sizeof *b);
 		b->machine = xstrdup(machine);
@@ -242,8 +252,8 @@ sel_boot_add(struct sel_cell *c, const char *machine, long long boot,
 static struct sel_run *
 sel_run_new(struct sel_table *t, long long id, size_t row, size_t col)
 {
-	struct sel_run	*r;
-	size_t		 i;
+	struct sel_run *r;
+	size_t		i;
 
 	for (i = 0; i < t->nruns; i++) {
 		if (t->runs[i].id == id && t->runs[i].col == col &&
@@ -263,15 +273,17 @@ sel_run_new(struct sel_table *t, long long id, size_t row, size_t col)
 static void
 sel_run_add(struct sel_table *t, size_t row, size_t col, sqlite3_stmt *st)
 {
-	struct sel_run	*r;
+	struct sel_run *r;
 
 	r = sel_run_new(t, sqlite3_column_int64(st, SEL_RUN), row, col);
 	if (r == NULL)
 		return;
-	r->facts = sqlite3_column_type(st, SEL_FACTS) == SQLITE_NULL ? NULL :
-	    xstrdup(sel_text(st, SEL_FACTS));
-	r->asked = sqlite3_column_type(st, SEL_CMDLINE) == SQLITE_NULL ?
-	    NULL : xstrdup(sel_text(st, SEL_CMDLINE));
+	r->facts = sqlite3_column_type(st, SEL_FACTS) == SQLITE_NULL
+	    ? NULL
+	    : xstrdup(sel_text(st, SEL_FACTS));
+	r->asked = sqlite3_column_type(st, SEL_CMDLINE) == SQLITE_NULL
+	    ? NULL
+	    : xstrdup(sel_text(st, SEL_CMDLINE));
 }
 
 /* The label of a sample's column. */
@@ -282,19 +294,19 @@ sel_column(sqlite3_stmt *st, enum select_by by)
 		return xstrdup(sel_text(st, SEL_KERNEL));
 	if (by == SELECT_BY_MACHINE)
 		return xstrdup(sel_text(st, SEL_MACHINE));
-	return xasprintf("job %lld", (long long)sqlite3_column_int64(st,
-	    SEL_JOB));
+	return xasprintf("job %lld",
+	    (long long)sqlite3_column_int64(st, SEL_JOB));
 }
 
 /* Adds one selected sample to its table. */
 static void
 sel_add(struct sel_gather *g, sqlite3_stmt *st, enum select_by by)
 {
-	struct sel_table	*t = sel_table(g, st);
-	struct sel_cell		*c;
-	char			*colname = sel_column(st, by);
-	size_t			 row, col;
-	double			 v = sqlite3_column_double(st, SEL_VALUE);
+	struct sel_table *t = sel_table(g, st);
+	struct sel_cell	 *c;
+	char		 *colname = sel_column(st, by);
+	size_t		  row, col;
+	double		  v = sqlite3_column_double(st, SEL_VALUE);
 
 	row = sel_index(&t->rows, &t->nrows, sel_text(st, SEL_PARAMS));
 	col = sel_index(&t->cols, &t->ncols, colname);
@@ -313,7 +325,7 @@ sel_add(struct sel_gather *g, sqlite3_stmt *st, enum select_by by)
 static void
 sel_table_free(struct sel_table *t)
 {
-	size_t	 i, j;
+	size_t i, j;
 
 	for (i = 0; i < t->nrows; i++) {
 		free(t->rows[i]);
@@ -349,8 +361,8 @@ sel_table_free(struct sel_table *t)
 static char *
 sel_jobs_json(const struct select_query *q)
 {
-	char	*s = xstrdup("["), *t;
-	size_t	 i;
+	char  *s = xstrdup("["), *t;
+	size_t i;
 
 	for (i = 0; i < q->njobs; i++) {
 		t = xasprintf("%s%s%lld", s, i ? "," : "", q->jobs[i]);
@@ -366,13 +378,14 @@ sel_jobs_json(const struct select_query *q)
 static int
 sel_count(sqlite3 *sq, const char *jobs, const char *what)
 {
-	sqlite3_stmt	*st;
-	char		*sql;
-	int		 n = 0;
+	sqlite3_stmt *st;
+	char	     *sql;
+	int	      n = 0;
 
 	sql = xasprintf("SELECT COUNT(DISTINCT %s) FROM runs r JOIN kernels k "
-	    "ON k.id = r.kernel WHERE r.job IN (SELECT value FROM "
-	    "json_each(?1))", what);
+			"ON k.id = r.kernel WHERE r.job IN (SELECT value FROM "
+			"json_each(?1))",
+	    what);
 	if (sqlite3_prepare_v2(sq, sql, -1, &st, NULL) == SQLITE_OK) {
 		sqlite3_bind_text(st, 1, jobs, -1, SQLITE_STATIC);
 		if (sqlite3_step(st) == SQLITE_ROW)
@@ -397,12 +410,13 @@ sel_auto_by(sqlite3 *sq, const char *jobs)
 long long
 select_latest_job(sqlite3 *sq)
 {
-	sqlite3_stmt	*st;
-	long long	 id = -1;
+	sqlite3_stmt *st;
+	long long     id = -1;
 
-	if (sqlite3_prepare_v2(sq, "SELECT MAX(r.job) FROM runs r WHERE "
-	    "EXISTS (SELECT 1 FROM samples s WHERE s.run = r.id)", -1, &st,
-	    NULL) != SQLITE_OK)
+	if (sqlite3_prepare_v2(sq,
+		"SELECT MAX(r.job) FROM runs r WHERE "
+		"EXISTS (SELECT 1 FROM samples s WHERE s.run = r.id)",
+		-1, &st, NULL) != SQLITE_OK)
 		return -1;
 	if (sqlite3_step(st) == SQLITE_ROW &&
 	    sqlite3_column_type(st, 0) != SQLITE_NULL)
@@ -416,8 +430,8 @@ static int
 sel_gather(sqlite3 *sq, const struct select_query *q, const char *jobs,
     enum select_by by, struct sel_gather *g, char **cause)
 {
-	sqlite3_stmt	*st = NULL;
-	int		 rc;
+	sqlite3_stmt *st = NULL;
+	int	      rc;
 
 	if (sqlite3_prepare_v2(sq, select_sql, -1, &st, NULL) != SQLITE_OK) {
 		*cause = xasprintf("select samples: %s", sqlite3_errmsg(sq));
@@ -437,8 +451,8 @@ sel_gather(sqlite3 *sq, const struct select_query *q, const char *jobs,
 char *
 select_param(const char *params, const char *key)
 {
-	size_t		 klen = strlen(key);
-	const char	*p = params, *end;
+	size_t	    klen = strlen(key);
+	const char *p = params, *end;
 
 	while (*p != '\0') {
 		end = p + strcspn(p, ",");
@@ -453,9 +467,9 @@ select_param(const char *params, const char *key)
 static int
 sel_key_constant(char **rows, size_t nrows, const char *key)
 {
-	char	*v0 = select_param(rows[0], key), *v;
-	size_t	 i;
-	int	 same = v0 != NULL;
+	char  *v0 = select_param(rows[0], key), *v;
+	size_t i;
+	int    same = v0 != NULL;
 
 	for (i = 1; i < nrows && same; i++) {
 		v = select_param(rows[i], key);
@@ -470,9 +484,9 @@ sel_key_constant(char **rows, size_t nrows, const char *key)
 static char *
 sel_swept_key(char **rows, size_t nrows)
 {
-	char		*key = NULL, *k;
-	const char	*p;
-	size_t		 len;
+	char	   *key = NULL, *k;
+	const char *p;
+	size_t	    len;
 
 	if (nrows < 2)
 		return NULL;
@@ -498,17 +512,18 @@ static void
 sel_envdiff(const struct sel_table *g, enum select_by by,
     struct compare_table *t)
 {
-	struct envdiff	*e;
-	char		*cause = NULL;
-	size_t		 i;
+	struct envdiff *e;
+	char	       *cause = NULL;
+	size_t		i;
 
-	e = envdiff_new(by == SELECT_BY_KERNEL ? ENVDIFF_KERNELS :
-	    by == SELECT_BY_MACHINE ? ENVDIFF_MACHINES : ENVDIFF_JOBS);
+	e = envdiff_new(by == SELECT_BY_KERNEL ? ENVDIFF_KERNELS
+		: by == SELECT_BY_MACHINE      ? ENVDIFF_MACHINES
+					       : ENVDIFF_JOBS);
 	for (i = 0; i < g->nruns; i++) {
 		if (g->runs[i].facts == NULL)
 			continue;
 		if (envdiff_add(e, g->cols[g->runs[i].col], g->runs[i].facts,
-		    g->runs[i].asked, &cause) == -1) {
+			g->runs[i].asked, &cause) == -1) {
 			compare_table_add_note(t, "run %lld: %s", g->runs[i].id,
 			    cause);
 			free(cause);
@@ -523,9 +538,9 @@ sel_envdiff(const struct sel_table *g, enum select_by by,
 static void
 sel_fill(const struct sel_table *g, struct compare_table *t)
 {
-	const struct sel_cell	*c;
-	double			*means;
-	size_t			 i, j;
+	const struct sel_cell *c;
+	double		      *means;
+	size_t		       i, j;
 
 	for (i = 0; i < g->ncells; i++) {
 		c = &g->cells[i];
@@ -543,14 +558,15 @@ static struct compare_table *
 sel_table_new(const struct sel_table *g, const struct select_query *q,
     const char *case_label)
 {
-	struct compare_table	*t;
-	enum compare_stat	 stat = COMPARE_AMEAN;
-	size_t			 i;
+	struct compare_table *t;
+	enum compare_stat     stat = COMPARE_AMEAN;
+	size_t		      i;
 
 	compare_stat_parse(q->statistic ? q->statistic : g->statistic, &stat);
 	t = compare_table_new(g->benchmark, g->metric, g->unit,
-	    strcmp(g->direction, "higher") == 0 ? COMPARE_HIGHER_BETTER :
-	    COMPARE_LOWER_BETTER, stat);
+	    strcmp(g->direction, "higher") == 0 ? COMPARE_HIGHER_BETTER
+						: COMPARE_LOWER_BETTER,
+	    stat);
 	compare_table_set_case_label(t, case_label);
 	for (i = 0; i < g->ncols; i++)
 		compare_table_add_column(t, g->cols[i]);
@@ -562,9 +578,9 @@ static void
 sel_build(const struct sel_table *g, const struct select_query *q,
     enum select_by by, struct select_table *out)
 {
-	struct compare_table	*t;
-	char			*label;
-	size_t			 i;
+	struct compare_table *t;
+	char		     *label;
+	size_t		      i;
 
 	t = sel_table_new(g, q, "Case");
 	out->swept = sel_swept_key(g->rows, g->nrows);
@@ -574,9 +590,9 @@ sel_build(const struct sel_table *g, const struct select_query *q,
 		out->params[i] = xstrdup(g->rows[i]);
 		if (out->swept != NULL)
 			out->values[i] = select_param(g->rows[i], out->swept);
-		label = out->values[i] != NULL ? xasprintf("%s-%s",
-		    out->values[i], out->swept) :
-		    xstrdup(*g->rows[i] ? g->rows[i] : "default");
+		label = out->values[i] != NULL
+		    ? xasprintf("%s-%s", out->values[i], out->swept)
+		    : xstrdup(*g->rows[i] ? g->rows[i] : "default");
 		compare_table_add_row(t, label);
 		free(label);
 	}
@@ -588,12 +604,11 @@ sel_build(const struct sel_table *g, const struct select_query *q,
 
 /* Looks up each gathered metric's label and place in the jobs. */
 static int
-sel_labels(sqlite3 *sq, const char *jobs, struct sel_gather *g,
-    char **cause)
+sel_labels(sqlite3 *sq, const char *jobs, struct sel_gather *g, char **cause)
 {
-	sqlite3_stmt	*st;
-	size_t		 i;
-	int		 rc = SQLITE_DONE;
+	sqlite3_stmt *st;
+	size_t	      i;
+	int	      rc = SQLITE_DONE;
 
 	if (sqlite3_prepare_v2(sq, select_label_sql, -1, &st, NULL) !=
 	    SQLITE_OK) {
@@ -622,7 +637,7 @@ sel_labels(sqlite3 *sq, const char *jobs, struct sel_gather *g,
 static long
 sel_find(char **v, size_t n, const char *s)
 {
-	size_t	 i;
+	size_t i;
 
 	for (i = 0; i < n; i++) {
 		if (strcmp(v[i], s) == 0)
@@ -638,14 +653,15 @@ sel_find(char **v, size_t n, const char *s)
 static size_t
 sel_benchmark_tables(const struct sel_gather *g, size_t first, size_t **idx)
 {
-	size_t	 i, j, n = 0, k;
+	size_t i, j, n = 0, k;
 
 	*idx = xcalloc(g->n, sizeof **idx);
 	for (i = first; i < g->n; i++) {
 		if (strcmp(g->v[i].benchmark, g->v[first].benchmark) != 0)
 			continue;
-		for (j = n; j > 0 && g->v[(*idx)[j - 1]].position >
-		    g->v[i].position; j--)
+		for (j = n;
+		     j > 0 && g->v[(*idx)[j - 1]].position > g->v[i].position;
+		     j--)
 			;
 		for (k = n; k > j; k--)
 			(*idx)[k] = (*idx)[k - 1];
@@ -657,13 +673,12 @@ sel_benchmark_tables(const struct sel_gather *g, size_t first, size_t **idx)
 
 /* Whether benchmark g->v[first] gets metric rows under rows. */
 static int
-sel_metric_rows(const struct sel_gather *g, size_t first,
-    enum select_rows rows)
+sel_metric_rows(const struct sel_gather *g, size_t first, enum select_rows rows)
 {
-	const struct sel_table	*t;
-	char			**params = NULL;
-	size_t			*idx, n, i, j, nparams = 0;
-	int			 labelled = 0;
+	const struct sel_table *t;
+	char		      **params = NULL;
+	size_t		       *idx, n, i, j, nparams = 0;
+	int			labelled = 0;
 
 	if (rows != SELECT_ROWS_AUTO)
 		return rows == SELECT_ROWS_METRIC;
@@ -696,14 +711,14 @@ static void
 sel_merge_cell(struct sel_table *m, size_t row, size_t col,
     const struct sel_cell *c)
 {
-	struct sel_cell	*mc = sel_cell(m, row, col);
+	struct sel_cell *mc = sel_cell(m, row, col);
 	size_t		 i;
 
 	mc->x = xreallocarray(mc->x, mc->n + c->n, sizeof *mc->x);
 	memcpy(mc->x + mc->n, c->x, c->n * sizeof *c->x);
 	mc->n += c->n;
-	mc->boots = xreallocarray(mc->boots, mc->nboots + c->nboots,
-	    sizeof *mc->boots);
+	mc->boots =
+	    xreallocarray(mc->boots, mc->nboots + c->nboots, sizeof *mc->boots);
 	for (i = 0; i < c->nboots; i++) {
 		mc->boots[mc->nboots] = c->boots[i];
 		mc->boots[mc->nboots++].machine = xstrdup(c->boots[i].machine);
@@ -714,9 +729,9 @@ sel_merge_cell(struct sel_table *m, size_t row, size_t col,
 static void
 sel_merge_add(struct sel_table *m, const struct sel_table *t, size_t prow)
 {
-	const struct sel_run	*r;
-	struct sel_run		*mr;
-	size_t			 row = m->nrows, i, col;
+	const struct sel_run *r;
+	struct sel_run	     *mr;
+	size_t		      row = m->nrows, i, col;
 
 	m->rows = xreallocarray(m->rows, m->nrows + 1, sizeof *m->rows);
 	m->labels = xreallocarray(m->labels, m->nrows + 1, sizeof *m->labels);
@@ -746,9 +761,9 @@ static void
 sel_build_metrics(const struct sel_table *m, const struct select_query *q,
     enum select_by by, const char *params, struct select_table *out)
 {
-	struct compare_table	*t;
-	size_t			 i;
-	int			 labelled = 0;
+	struct compare_table *t;
+	size_t		      i;
+	int		      labelled = 0;
 
 	for (i = 0; i < m->nrows; i++)
 		labelled |= m->labels[i] != NULL;
@@ -759,8 +774,8 @@ sel_build_metrics(const struct sel_table *m, const struct select_query *q,
 	for (i = 0; i < m->nrows; i++) {
 		out->params[i] = xstrdup(params);
 		out->metrics[i] = xstrdup(m->rows[i]);
-		compare_table_add_row(t, m->labels[i] != NULL ?
-		    m->labels[i] : m->rows[i]);
+		compare_table_add_row(t,
+		    m->labels[i] != NULL ? m->labels[i] : m->rows[i]);
 	}
 	sel_fill(m, t);
 	sel_envdiff(m, by, t);
@@ -787,10 +802,10 @@ sel_build_params(const struct sel_gather *g, const size_t *idx, size_t n,
     const char *params, const struct select_query *q, enum select_by by,
     struct select_result *r)
 {
-	const struct sel_table	*a, *b;
-	struct sel_table	 m;
-	char			*used = xcalloc(n + 1, 1);
-	size_t			 i, j;
+	const struct sel_table *a, *b;
+	struct sel_table	m;
+	char		       *used = xcalloc(n + 1, 1);
+	size_t			i, j;
 
 	for (i = 0; i < n; i++) {
 		a = &g->v[idx[i]];
@@ -807,8 +822,8 @@ sel_build_params(const struct sel_gather *g, const size_t *idx, size_t n,
 			if (used[j] || !sel_same_kind(a, b, q) ||
 			    sel_find(b->rows, b->nrows, params) == -1)
 				continue;
-			sel_merge_add(&m, b, (size_t)sel_find(b->rows,
-			    b->nrows, params));
+			sel_merge_add(&m, b,
+			    (size_t)sel_find(b->rows, b->nrows, params));
 			used[j] = 1;
 		}
 		sel_build_metrics(&m, q, by, params, sel_result_add(r));
@@ -823,11 +838,10 @@ sel_build_params(const struct sel_gather *g, const size_t *idx, size_t n,
  */
 static void
 sel_build_benchmark(const struct sel_gather *g, size_t first, char *done,
-    const struct select_query *q, enum select_by by,
-    struct select_result *r)
+    const struct select_query *q, enum select_by by, struct select_result *r)
 {
-	char	**params = NULL;
-	size_t	 *idx, n, i, j, nparams = 0;
+	char  **params = NULL;
+	size_t *idx, n, i, j, nparams = 0;
 
 	n = sel_benchmark_tables(g, first, &idx);
 	for (i = 0; i < n; i++) {
@@ -848,8 +862,8 @@ static void
 sel_build_all(const struct sel_gather *g, const struct select_query *q,
     enum select_by by, struct select_result *r)
 {
-	char	*done = xcalloc(g->n + 1, 1);
-	size_t	 i;
+	char  *done = xcalloc(g->n + 1, 1);
+	size_t i;
 
 	for (i = 0; i < g->n; i++) {
 		if (done[i])
@@ -867,10 +881,10 @@ int
 select_tables(sqlite3 *sq, const struct select_query *q,
     struct select_result *r, char **cause)
 {
-	struct sel_gather	 g = { 0 };
-	char			*jobs = sel_jobs_json(q);
-	size_t			 i;
-	int			 rc = -1;
+	struct sel_gather g = { 0 };
+	char		 *jobs = sel_jobs_json(q);
+	size_t		  i;
+	int		  rc = -1;
 
 	memset(r, 0, sizeof *r);
 	r->by = q->by != SELECT_BY_AUTO ? q->by : sel_auto_by(sq, jobs);
@@ -890,7 +904,7 @@ out:
 void
 select_result_clear(struct select_result *r)
 {
-	size_t	 i, j;
+	size_t i, j;
 
 	for (i = 0; i < r->n; i++) {
 		for (j = 0; j < r->v[i].table->nrows; j++) {

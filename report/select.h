@@ -28,65 +28,65 @@ struct compare_table;
 struct sqlite3;
 
 enum select_by {
-	SELECT_BY_AUTO,		/* kernels if several, else machines, else jobs */
+	SELECT_BY_AUTO, /* kernels if several, else machines, else jobs */
 	SELECT_BY_KERNEL,
 	SELECT_BY_MACHINE,
 	SELECT_BY_JOB
 };
 
 enum select_rows {
-	SELECT_ROWS_PARAMS,	/* a table per metric, a row per params */
-	SELECT_ROWS_METRIC,	/* a table per benchmark, a row per metric */
-	SELECT_ROWS_AUTO	/* metric rows for a benchmark that has several
-				   metrics, a label on one of them and one
-				   parameter set; else parameter rows */
+	SELECT_ROWS_PARAMS, /* a table per metric, a row per params */
+	SELECT_ROWS_METRIC, /* a table per benchmark, a row per metric */
+	SELECT_ROWS_AUTO    /* metric rows for a benchmark that has several
+			       metrics, a label on one of them and one
+			       parameter set; else parameter rows */
 };
 
 struct select_query {
-	const long long	*jobs;
+	const long long *jobs;
 	size_t		 njobs;
 	enum select_by	 by;
-	const char	*benchmark;	/* NULL: every benchmark */
-	const char	*metric;	/* NULL: every metric */
-	const char	*statistic;	/* NULL: each metric's own */
+	const char	*benchmark; /* NULL: every benchmark */
+	const char	*metric;    /* NULL: every metric */
+	const char	*statistic; /* NULL: each metric's own */
 	enum select_rows rows;
 };
 
 /* One computed table and where its rows come from. */
 struct select_table {
-	struct compare_table	*table;
-	char			*swept;		/* the parameter that changes,
-						   or NULL */
-	char			**params;	/* canonical params per row */
-	char			**values;	/* swept value per row, or NULL
-						   entries */
-	char			**metrics;	/* metric per row in metric
-						   rows, else NULL */
+	struct compare_table *table;
+	char		     *swept; /* the parameter that changes,
+					or NULL */
+	char **params;		     /* canonical params per row */
+	char **values;		     /* swept value per row, or NULL
+					entries */
+	char **metrics;		     /* metric per row in metric
+					rows, else NULL */
 };
 
 /* Owns every table; select_result_clear() frees them. */
 struct select_result {
-	enum select_by		 by;		/* as resolved */
-	struct select_table	*v;
-	size_t			 n;
+	enum select_by	     by; /* as resolved */
+	struct select_table *v;
+	size_t		     n;
 };
 
 /*
  * Gathers the samples of q's jobs into tables (r is overwritten).  Returns
  * 0 (r->n may be 0 when nothing matches), or -1 with *cause.
  */
-int	 select_tables(struct sqlite3 *, const struct select_query *q,
-	    struct select_result *r, char **cause);
-void	 select_result_clear(struct select_result *);
+int  select_tables(struct sqlite3 *, const struct select_query *q,
+     struct select_result *r, char **cause);
+void select_result_clear(struct select_result *);
 /* The newest job with samples, or -1 if none has any. */
 long long select_latest_job(struct sqlite3 *);
 /* "auto", "kernel", "machine", "job". */
 const char *select_by_name(enum select_by);
-int	 select_by_parse(const char *, enum select_by *);
+int	    select_by_parse(const char *, enum select_by *);
 /* "params", "metric", "auto". */
 const char *select_rows_name(enum select_rows);
-int	 select_rows_parse(const char *, enum select_rows *);
+int	    select_rows_parse(const char *, enum select_rows *);
 /* Value of key in a canonical "k=v,k2=v2" parameter text (caller frees). */
-char	*select_param(const char *params, const char *key);
+char *select_param(const char *params, const char *key);
 
 #endif

@@ -11,14 +11,14 @@
 #include "report/stats.h"
 
 /* Largest side for the exact Mann-Whitney U p, without and with ties. */
-#define STATS_MWU_EXACT_MAX		50
-#define STATS_MWU_EXACT_MAX_TIES	25
+#define STATS_MWU_EXACT_MAX	 50
+#define STATS_MWU_EXACT_MAX_TIES 25
 
 /* Returns a sorted copy of x; the caller frees it. */
 static double *
 stats_sorted(const double *x, size_t n)
 {
-	double	*s;
+	double *s;
 
 	s = xreallocarray(NULL, n ? n : 1, sizeof *s);
 	memcpy(s, x, n * sizeof *s);
@@ -30,8 +30,8 @@ stats_sorted(const double *x, size_t n)
 static void
 stats_positive_means(const double *x, size_t n, struct stats_summary *s)
 {
-	double	 inv = 0, logs = 0;
-	size_t	 i;
+	double inv = 0, logs = 0;
+	size_t i;
 
 	s->hmean = s->gmean = NAN;
 	for (i = 0; i < n; i++) {
@@ -48,7 +48,7 @@ stats_positive_means(const double *x, size_t n, struct stats_summary *s)
 int
 stats_summarize(const double *x, size_t n, struct stats_summary *s)
 {
-	double	*sorted;
+	double *sorted;
 
 	memset(s, 0, sizeof *s);
 	if (n == 0)
@@ -70,7 +70,7 @@ stats_summarize(const double *x, size_t n, struct stats_summary *s)
 double
 stats_percentile(const double *x, size_t n, double q)
 {
-	double	*sorted, v;
+	double *sorted, v;
 
 	if (n == 0 || !(q >= 0 && q <= 1))
 		return NAN;
@@ -95,8 +95,8 @@ stats_test_clear(struct stats_test *r, enum stats_test_kind kind)
 static double *
 stats_transform(const double *x, size_t n, enum stats_test_kind kind)
 {
-	double	*y;
-	size_t	 i;
+	double *y;
+	size_t	i;
 
 	y = xreallocarray(NULL, n, sizeof *y);
 	for (i = 0; i < n; i++) {
@@ -117,7 +117,7 @@ static void
 stats_welch_raw(const double *b, size_t nb, const double *x, size_t nx,
     struct stats_test *r)
 {
-	double	 mb, mx, vb, vx, se, q;
+	double mb, mx, vb, vx, se, q;
 
 	mb = gsl_stats_mean(b, 1, nb);
 	mx = gsl_stats_mean(x, 1, nx);
@@ -134,8 +134,8 @@ stats_welch_raw(const double *b, size_t nb, const double *x, size_t nx,
 	}
 	se = sqrt(vb + vx);
 	r->t = r->diff / se;
-	r->nu = (vb + vx) * (vb + vx) /
-	    (vb * vb / (nb - 1) + vx * vx / (nx - 1));
+	r->nu =
+	    (vb + vx) * (vb + vx) / (vb * vb / (nb - 1) + vx * vx / (nx - 1));
 	r->p = fmin(1, 2 * gsl_cdf_tdist_Q(fabs(r->t), r->nu));
 	q = gsl_cdf_tdist_Qinv(0.025, r->nu);
 	r->ci_lo = r->diff - q * se;
@@ -147,7 +147,7 @@ void
 stats_welch(const double *b, size_t nb, const double *x, size_t nx,
     enum stats_test_kind kind, struct stats_test *r)
 {
-	double	*tb = NULL, *tx = NULL;
+	double *tb = NULL, *tx = NULL;
 
 	stats_test_clear(r, kind);
 	if (nb < 2 || nx < 2)
@@ -170,8 +170,8 @@ static double
 stats_mwu_ranks(const double *b, size_t nb, const double *x, size_t nx,
     long *r2)
 {
-	size_t	 n = nb + nx, i, j, k, *idx;
-	double	*all, ties = 0, t;
+	size_t	n = nb + nx, i, j, k, *idx;
+	double *all, ties = 0, t;
 
 	all = xreallocarray(NULL, n, sizeof *all);
 	idx = xreallocarray(NULL, n, sizeof *idx);
@@ -198,9 +198,9 @@ stats_mwu_ranks(const double *b, size_t nb, const double *x, size_t nx,
 static double
 stats_mwu_exact_p(const long *r2, size_t n, size_t nb, long obs)
 {
-	long	 total = 0, s, lo_bound;
-	size_t	 i, k, w;
-	double	*dp, all = 0, lower = 0, upper = 0, c;
+	long	total = 0, s, lo_bound;
+	size_t	i, k, w;
+	double *dp, all = 0, lower = 0, upper = 0, c;
 
 	for (i = 0; i < n; i++)
 		total += r2[i];
@@ -228,11 +228,10 @@ stats_mwu_exact_p(const long *r2, size_t n, size_t nb, long obs)
 static double
 stats_mwu_normal_p(size_t nb, size_t nx, double ties, struct stats_test *r)
 {
-	double	 n = (double)(nb + nx), mu, sigma, d;
+	double n = (double)(nb + nx), mu, sigma, d;
 
 	mu = (double)nb * nx / 2;
-	sigma = sqrt((double)nb * nx / 12 *
-	    (n + 1 - ties / (n * (n - 1))));
+	sigma = sqrt((double)nb * nx / 12 * (n + 1 - ties / (n * (n - 1))));
 	d = r->u - mu;
 	if (d > 0)
 		d -= 0.5;
@@ -246,7 +245,7 @@ stats_mwu_normal_p(size_t nb, size_t nx, double ties, struct stats_test *r)
 static int
 stats_mwu_use_exact(size_t nb, size_t nx, int tied)
 {
-	size_t	 max = tied ? STATS_MWU_EXACT_MAX_TIES : STATS_MWU_EXACT_MAX;
+	size_t max = tied ? STATS_MWU_EXACT_MAX_TIES : STATS_MWU_EXACT_MAX;
 
 	return nb <= max && nx <= max;
 }
@@ -256,9 +255,9 @@ void
 stats_mwu(const double *b, size_t nb, const double *x, size_t nx,
     enum stats_mwu_method method, struct stats_test *r)
 {
-	size_t	 n = nb + nx, i;
-	long	*r2, sum2 = 0;
-	double	 ties;
+	size_t n = nb + nx, i;
+	long  *r2, sum2 = 0;
+	double ties;
 
 	stats_test_clear(r, STATS_TEST_MWU);
 	if (nb == 0 || nx == 0)
@@ -273,8 +272,9 @@ stats_mwu(const double *b, size_t nb, const double *x, size_t nx,
 		/* Every value equal: nothing to tell apart. */
 		r->p = 1;
 		r->z = 0;
-	} else if (method == STATS_MWU_EXACT || (method == STATS_MWU_AUTO &&
-	    stats_mwu_use_exact(nb, nx, ties > 0))) {
+	} else if (method == STATS_MWU_EXACT ||
+	    (method == STATS_MWU_AUTO &&
+		stats_mwu_use_exact(nb, nx, ties > 0))) {
 		r->exact = 1;
 		r->p = stats_mwu_exact_p(r2, n, nb, sum2);
 	} else
@@ -338,7 +338,7 @@ stats_test_name(enum stats_test_kind kind)
 double
 stats_ci_halfwidth(const double *x, size_t n)
 {
-	double	 sd;
+	double sd;
 
 	if (n < 2)
 		return NAN;
@@ -355,7 +355,7 @@ int
 stats_precision_reached(const double *x, size_t n, double w, size_t min_n,
     size_t max_n)
 {
-	double	 m;
+	double m;
 
 	if (n >= max_n)
 		return 1;

@@ -5,34 +5,34 @@
 #include <stddef.h>
 
 /* Two-sided significance level of every test. */
-#define STATS_ALPHA	0.05
+#define STATS_ALPHA 0.05
 
 /*
  * Summary of one sample set. Undefined values are NAN: sd and cv for
  * n < 2, hmean and gmean when any x <= 0, cv when the mean is 0.
  */
 struct stats_summary {
-	size_t	 n;
-	double	 amean;
-	double	 hmean;
-	double	 gmean;
-	double	 median;
-	double	 sd;		/* sample sd, n - 1 */
-	double	 cv;		/* percent, 100 * sd / amean */
-	double	 min;
-	double	 max;
+	size_t n;
+	double amean;
+	double hmean;
+	double gmean;
+	double median;
+	double sd; /* sample sd, n - 1 */
+	double cv; /* percent, 100 * sd / amean */
+	double min;
+	double max;
 };
 
 enum stats_test_kind {
 	STATS_TEST_NONE,
-	STATS_TEST_WELCH,	/* Welch's t-test on x (AMean rows) */
-	STATS_TEST_WELCH_INV,	/* Welch's t-test on 1/x (HMean rows) */
-	STATS_TEST_WELCH_LOG,	/* Welch's t-test on ln x (GMean rows) */
-	STATS_TEST_MWU		/* Mann-Whitney U (Median rows) */
+	STATS_TEST_WELCH,     /* Welch's t-test on x (AMean rows) */
+	STATS_TEST_WELCH_INV, /* Welch's t-test on 1/x (HMean rows) */
+	STATS_TEST_WELCH_LOG, /* Welch's t-test on ln x (GMean rows) */
+	STATS_TEST_MWU	      /* Mann-Whitney U (Median rows) */
 };
 
 enum stats_mwu_method {
-	STATS_MWU_AUTO,		/* exact when small enough, else normal */
+	STATS_MWU_AUTO, /* exact when small enough, else normal */
 	STATS_MWU_EXACT,
 	STATS_MWU_NORMAL
 };
@@ -44,32 +44,31 @@ enum stats_mwu_method {
  */
 struct stats_test {
 	enum stats_test_kind kind;
-	int	 done;
-	double	 p;		/* two-sided, capped at 1 */
+	int		     done;
+	double		     p; /* two-sided, capped at 1 */
 	/* Welch, in the transformed scale (x, 1/x or ln x). */
-	double	 t;
-	double	 nu;		/* Welch-Satterthwaite, never floored */
-	double	 diff;		/* mean(new) - mean(base) */
-	double	 ci_lo;		/* 95% CI of diff */
-	double	 ci_hi;
+	double t;
+	double nu;    /* Welch-Satterthwaite, never floored */
+	double diff;  /* mean(new) - mean(base) */
+	double ci_lo; /* 95% CI of diff */
+	double ci_hi;
 	/* Mann-Whitney U. */
-	double	 u;		/* U of the base sample */
-	double	 z;		/* normal approximation, corrected */
-	int	 exact;		/* p from the exact distribution */
+	double u;     /* U of the base sample */
+	double z;     /* normal approximation, corrected */
+	int    exact; /* p from the exact distribution */
 };
 
-int	 stats_summarize(const double *, size_t, struct stats_summary *);
-double	 stats_percentile(const double *, size_t, double);
-void	 stats_welch(const double *, size_t, const double *, size_t,
-	    enum stats_test_kind, struct stats_test *);
-void	 stats_mwu(const double *, size_t, const double *, size_t,
-	    enum stats_mwu_method, struct stats_test *);
-void	 stats_test_run(enum stats_test_kind, const double *, size_t,
-	    const double *, size_t, struct stats_test *);
-size_t	 stats_test_min_n(enum stats_test_kind);
+int	    stats_summarize(const double *, size_t, struct stats_summary *);
+double	    stats_percentile(const double *, size_t, double);
+void	    stats_welch(const double *, size_t, const double *, size_t,
+	   enum stats_test_kind, struct stats_test *);
+void	    stats_mwu(const double *, size_t, const double *, size_t,
+	   enum stats_mwu_method, struct stats_test *);
+void	    stats_test_run(enum stats_test_kind, const double *, size_t,
+	   const double *, size_t, struct stats_test *);
+size_t	    stats_test_min_n(enum stats_test_kind);
 const char *stats_test_name(enum stats_test_kind);
-double	 stats_ci_halfwidth(const double *, size_t);
-int	 stats_precision_reached(const double *, size_t, double, size_t,
-	    size_t);
+double	    stats_ci_halfwidth(const double *, size_t);
+int stats_precision_reached(const double *, size_t, double, size_t, size_t);
 
 #endif

@@ -134,6 +134,7 @@ checks()
 	    pkgconfig_modules
 	check "build tools" "meson ninja-build git" programs meson ninja git
 	check "python3 with json" "python3" python_json
+	check "the format check" "clang-format" programs clang-format
 	check "ssh hosts (sshd in a network namespace)" "openssh-server \
 	    openssh-client openssh-sftp-server iproute2 util-linux mount" \
 	    programs /usr/sbin/sshd ssh ssh-keygen \

@@ -10,27 +10,27 @@
 #include <string.h>
 
 #include "common/xmalloc.h"
+#include "db/db.h"
 #include "hilabd/setup/setup.h"
 #include "hilabd/worker_ctx.h"
-#include "db/db.h"
 #include "jobs/job.h"
 #include "jobs/plan.h"
 #include "machines/ssh.h"
 
-#define INSTALL_NO_PATH	"-"
+#define INSTALL_NO_PATH "-"
 
 /* The lines a look-up prints: tool, server, installed source. */
 struct install_found {
-	char	*tool;		/* NULL if not found */
-	char	*server;	/* NULL if not found */
-	char	*source;	/* tarball the prefix was built from, or NULL */
+	char *tool;   /* NULL if not found */
+	char *server; /* NULL if not found */
+	char *source; /* tarball the prefix was built from, or NULL */
 };
 
 /* Forgets the tools found for the current job. */
 void
 install_tools_clear(struct worker_setup *st)
 {
-	size_t	i;
+	size_t i;
 
 	for (i = 0; i < st->ntools; i++) {
 		free(st->tools[i].path);
@@ -50,16 +50,18 @@ install_tools_clear(struct worker_setup *st)
 static char *
 install_which_cmd(const char *prefix, const char *tool, const char *server)
 {
-	char	*qp = ssh_host_quote(prefix), *cmd, *words = xstrdup("");
+	char *qp = ssh_host_quote(prefix), *cmd, *words = xstrdup("");
 
 	setup_append_word(&words, tool);
 	setup_append_word(&words, server != NULL ? server : INSTALL_NO_PATH);
-	cmd = xasprintf("cd %s/src 2>/dev/null || cd /; "
+	cmd = xasprintf(
+	    "cd %s/src 2>/dev/null || cd /; "
 	    "for a in %s; do p=$(PATH=%s/bin:$PATH; command -v \"$a\" "
 	    "2>/dev/null) || p=; case $p in /*) ;; ?*) p=$(pwd)/$p ;; esac; "
 	    "if [ -n \"$p\" ] && [ -f \"$p\" ] && [ -x \"$p\" ]; then "
 	    "echo \"$p\"; else echo -; fi; done; "
-	    "cat %s/.installed 2>/dev/null; exit 0", qp, words, qp, qp);
+	    "cat %s/.installed 2>/dev/null; exit 0",
+	    qp, words, qp, qp);
 	free(qp);
 	free(words);
 	return cmd;
@@ -69,8 +71,7 @@ install_which_cmd(const char *prefix, const char *tool, const char *server)
 static char *
 install_found_path(char *line)
 {
-	if (line == NULL || *line == '\0' ||
-	    strcmp(line, INSTALL_NO_PATH) == 0)
+	if (line == NULL || *line == '\0' || strcmp(line, INSTALL_NO_PATH) == 0)
 		return NULL;
 	return xstrdup(line);
 }
@@ -90,11 +91,11 @@ static int
 install_which(struct worker_ctx *ctx, const struct job_benchmark *b,
     const char *server, struct install_found *f, char **cause)
 {
-	char	*prefix = setup_prefix(ctx, b), *cmd, *out, *s;
+	char *prefix = setup_prefix(ctx, b), *cmd, *out, *s;
 
 	cmd = install_which_cmd(prefix, b->argv[0], server);
-	out = setup_output(ctx, cmd, "looking for the benchmark's tools",
-	    cause);
+	out =
+	    setup_output(ctx, cmd, "looking for the benchmark's tools", cause);
 	free(cmd);
 	free(prefix);
 	if (out == NULL)
@@ -116,7 +117,7 @@ static bool
 install_found_enough(const struct job_benchmark *b, const char *server,
     const struct install_found *f)
 {
-	bool	built;
+	bool built;
 
 	if (server != NULL && f->server == NULL)
 		return false;
@@ -145,7 +146,7 @@ static int
 install_find(struct worker_ctx *ctx, const struct db_run *r,
     const struct job_benchmark *b, struct install_found *f, char **cause)
 {
-	const char	*srv = b->server.argv ? b->server.argv[0] : NULL;
+	const char *srv = b->server.argv ? b->server.argv[0] : NULL;
 
 	if (install_which(ctx, b, srv, f, cause) == -1)
 		return -1;
@@ -157,10 +158,12 @@ install_find(struct worker_ctx *ctx, const struct db_run *r,
 		return -1;
 	if (f->tool == NULL || (srv != NULL && f->server == NULL))
 		*cause = xasprintf("host \"%s\": benchmark \"%s\": \"%s\" not "
-		    "found on the host%s", worker_name(ctx), b->name,
+				   "found on the host%s",
+		    worker_name(ctx), b->name,
 		    f->tool == NULL ? b->argv[0] : srv,
-		    b->install.source || b->install.package ?
-		    " after its install" : "");
+		    b->install.source || b->install.package
+			? " after its install"
+			: "");
 	return *cause != NULL ? -1 : 0;
 }
 
@@ -169,8 +172,8 @@ static struct setup_tool *
 install_tool_known(struct worker_setup *st, const struct db_run *r,
     const struct plan_run *p)
 {
-	struct setup_tool	*t;
-	size_t			 i;
+	struct setup_tool *t;
+	size_t		   i;
 
 	for (i = 0; i < st->ntools; i++) {
 		t = &st->tools[i];
@@ -186,9 +189,9 @@ const struct setup_tool *
 install_tool(struct worker_ctx *ctx, const struct db_run *r,
     const struct plan_run *p, const struct job_benchmark *b, char **cause)
 {
-	struct worker_setup	*st = setup_get(ctx);
-	struct setup_tool	*t;
-	struct install_found	 f = { 0 };
+	struct worker_setup *st = setup_get(ctx);
+	struct setup_tool   *t;
+	struct install_found f = { 0 };
 
 	if ((t = install_tool_known(st, r, p)) != NULL) {
 		if (t->error == NULL)
@@ -196,8 +199,7 @@ install_tool(struct worker_ctx *ctx, const struct db_run *r,
 		*cause = xstrdup(t->error);
 		return NULL;
 	}
-	st->tools = xreallocarray(st->tools, st->ntools + 1,
-	    sizeof *st->tools);
+	st->tools = xreallocarray(st->tools, st->ntools + 1, sizeof *st->tools);
 	t = &st->tools[st->ntools++];
 	memset(t, 0, sizeof *t);
 	t->kernel = r->kernel;

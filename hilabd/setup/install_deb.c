@@ -11,28 +11,28 @@
 #include <string.h>
 
 #include "common/xmalloc.h"
+#include "db/db.h"
 #include "hilabd/setup/setup.h"
 #include "hilabd/worker_ctx.h"
-#include "db/db.h"
 #include "jobs/job.h"
 #include "machines/machine.h"
 #include "machines/ssh.h"
 
-#define INSTALL_MAX_DEBS	200	/* packages one install may upload */
+#define INSTALL_MAX_DEBS 200 /* packages one install may upload */
 
 /* The list of .deb files an install uploads, and what it looked at. */
 struct install_debs {
-	char	**seen;		/* package names looked up */
-	size_t	  nseen;
-	char	**remote;	/* uploaded files, in dependency-first order */
-	size_t	  nremote;
+	char **seen; /* package names looked up */
+	size_t nseen;
+	char **remote; /* uploaded files, in dependency-first order */
+	size_t nremote;
 };
 
 /* Frees the lists and zeroes them. */
 static void
 install_debs_clear(struct install_debs *d)
 {
-	size_t	i;
+	size_t i;
 
 	for (i = 0; i < d->nseen; i++)
 		free(d->seen[i]);
@@ -47,9 +47,9 @@ install_debs_clear(struct install_debs *d)
 static bool
 install_deb_matches(const char *name, const char *pkg, const char *arch)
 {
-	size_t	n = strlen(name), p = strlen(pkg);
-	char	*all, *own;
-	bool	 yes;
+	size_t n = strlen(name), p = strlen(pkg);
+	char  *all, *own;
+	bool   yes;
 
 	if (n <= p + 5 || strncmp(name, pkg, p) != 0 || name[p] != '_')
 		return false;
@@ -66,9 +66,9 @@ install_deb_matches(const char *name, const char *pkg, const char *arch)
 static char *
 install_deb_find(const char *mirror, const char *pkg, const char *arch)
 {
-	struct dirent	**names;
-	char		 *found = NULL;
-	int		  n, i;
+	struct dirent **names;
+	char	       *found = NULL;
+	int		n, i;
 
 	if ((n = scandir(mirror, &names, NULL, alphasort)) < 0)
 		return NULL;
@@ -90,13 +90,12 @@ install_deb_find(const char *mirror, const char *pkg, const char *arch)
 static void
 install_deb_deps(char *line, char ***list, size_t *n)
 {
-	char	*item, *save = NULL, *end;
+	char *item, *save = NULL, *end;
 
-	if (*line != ' ' && *line != '\t' && (line = strchr(line, ':')) ==
-	    NULL)
+	if (*line != ' ' && *line != '\t' && (line = strchr(line, ':')) == NULL)
 		return;
 	for (item = strtok_r(line + 1, ",", &save); item != NULL;
-	    item = strtok_r(NULL, ",", &save)) {
+	     item = strtok_r(NULL, ",", &save)) {
 		item += strspn(item, " \t");
 		end = item + strcspn(item, " \t(|:");
 		if (end == item)
@@ -114,11 +113,10 @@ static int
 install_deb_missing(struct worker_ctx *ctx, const char *remote, char ***list,
     size_t *n, char **cause)
 {
-	char	*q = ssh_host_quote(remote), *cmd, *out, *s, *line;
+	char *q = ssh_host_quote(remote), *cmd, *out, *s, *line;
 
 	cmd = xasprintf("dpkg-deb -f %s Pre-Depends Depends", q);
-	out = setup_output(ctx, cmd, "reading a package's dependencies",
-	    cause);
+	out = setup_output(ctx, cmd, "reading a package's dependencies", cause);
 	free(cmd);
 	free(q);
 	if (out == NULL)
@@ -135,10 +133,11 @@ static int
 install_deb_installed(struct worker_ctx *ctx, const char *pkg, bool *yes,
     char **cause)
 {
-	char	*q = ssh_host_quote(pkg), *cmd, *out;
+	char *q = ssh_host_quote(pkg), *cmd, *out;
 
 	cmd = xasprintf("dpkg-query -W -f='${db:Status-Abbrev}' %s "
-	    "2>/dev/null; exit 0", q);
+			"2>/dev/null; exit 0",
+	    q);
 	out = setup_output(ctx, cmd, "asking dpkg", cause);
 	free(cmd);
 	free(q);
@@ -153,7 +152,7 @@ install_deb_installed(struct worker_ctx *ctx, const char *pkg, bool *yes,
 static bool
 install_debs_seen(struct install_debs *d, const char *pkg)
 {
-	size_t	i;
+	size_t i;
 
 	for (i = 0; i < d->nseen; i++)
 		if (strcmp(d->seen[i], pkg) == 0)
@@ -172,11 +171,11 @@ static int
 install_debs_add(struct worker_ctx *ctx, struct install_debs *d,
     const char *pkg, const char *arch, char **cause)
 {
-	const char	*mirror = ctx->w->machine->mirror;
-	char		*file, *local, *remote, **deps = NULL;
-	size_t		 ndeps = 0, i;
-	bool		 installed;
-	int		 rc = -1;
+	const char *mirror = ctx->w->machine->mirror;
+	char	   *file, *local, *remote, **deps = NULL;
+	size_t	    ndeps = 0, i;
+	bool	    installed;
+	int	    rc = -1;
 
 	if (install_debs_seen(d, pkg) || d->nseen > INSTALL_MAX_DEBS ||
 	    (file = install_deb_find(mirror, pkg, arch)) == NULL)
@@ -184,17 +183,16 @@ install_debs_add(struct worker_ctx *ctx, struct install_debs *d,
 	local = xasprintf("%s/%s", mirror, file);
 	remote = xasprintf("%s/debs/%s", setup_agent_dir(ctx), file);
 	if (setup_upload(ctx, local, remote, cause) == -1 ||
-	    install_deb_missing(ctx, remote, &deps, &ndeps,
-	    cause) == -1)
+	    install_deb_missing(ctx, remote, &deps, &ndeps, cause) == -1)
 		goto out;
 	for (i = 0; i < ndeps; i++) {
-		if (install_deb_installed(ctx, deps[i], &installed,
-		    cause) == -1 || (!installed && install_debs_add(ctx, d,
-		    deps[i], arch, cause) == -1))
+		if (install_deb_installed(ctx, deps[i], &installed, cause) ==
+			-1 ||
+		    (!installed &&
+			install_debs_add(ctx, d, deps[i], arch, cause) == -1))
 			goto out;
 	}
-	d->remote = xreallocarray(d->remote, d->nremote + 1,
-	    sizeof *d->remote);
+	d->remote = xreallocarray(d->remote, d->nremote + 1, sizeof *d->remote);
 	d->remote[d->nremote++] = remote;
 	remote = NULL;
 	rc = 0;
@@ -212,9 +210,10 @@ out:
 static char *
 install_deb_script(const struct install_debs *d)
 {
-	char	*s = xstrdup("DEBIAN_FRONTEND=noninteractive; export "
-	    "DEBIAN_FRONTEND\nset -x\ndpkg -i "), *q, *next;
-	size_t	 i;
+	char *s = xstrdup("DEBIAN_FRONTEND=noninteractive; export "
+			  "DEBIAN_FRONTEND\nset -x\ndpkg -i "),
+	     *q, *next;
+	size_t i;
 
 	for (i = 0; i < d->nremote; i++) {
 		q = ssh_host_quote(d->remote[i]);
@@ -232,7 +231,7 @@ install_deb_script(const struct install_debs *d)
 static char *
 install_deb_arch(struct worker_ctx *ctx)
 {
-	char	*cause = NULL, *out;
+	char *cause = NULL, *out;
 
 	out = setup_output(ctx, "dpkg --print-architecture", "dpkg", &cause);
 	free(cause);
@@ -250,9 +249,10 @@ static char *
 install_deb_apt_script(const char *pkg)
 {
 	return xasprintf("command -v apt-get >/dev/null || { echo "
-	    "'no .deb of \"%s\" in the mirror and no apt-get'; "
-	    "exit 127; }\nset -x\nDEBIAN_FRONTEND=noninteractive "
-	    "apt-get install -y --no-install-recommends %s\n", pkg, pkg);
+			 "'no .deb of \"%s\" in the mirror and no apt-get'; "
+			 "exit 127; }\nset -x\nDEBIAN_FRONTEND=noninteractive "
+			 "apt-get install -y --no-install-recommends %s\n",
+	    pkg, pkg);
 }
 
 /*
@@ -263,10 +263,10 @@ int
 install_deb_package(struct worker_ctx *ctx, const struct db_run *r,
     const struct job_benchmark *b, char **cause)
 {
-	const char		*pkg = b->install.package;
-	struct install_debs	 d = { 0 };
-	char			*arch = install_deb_arch(ctx), *script, *what;
-	int			 rc = -1;
+	const char	   *pkg = b->install.package;
+	struct install_debs d = { 0 };
+	char		   *arch = install_deb_arch(ctx), *script, *what;
+	int		    rc = -1;
 
 	if (arch != NULL && ctx->w->machine->mirror != NULL &&
 	    install_debs_add(ctx, &d, pkg, arch, cause) == -1)

@@ -9,9 +9,9 @@
 #include <unistd.h>
 
 #include "common/xmalloc.h"
+#include "db/db.h"
 #include "hilabd/setup/setup.h"
 #include "hilabd/worker_ctx.h"
-#include "db/db.h"
 #include "jobs/job.h"
 #include "machines/machine.h"
 #include "machines/ssh.h"
@@ -20,23 +20,26 @@
 static char *
 install_source_script(const char *prefix, const struct job_benchmark *b)
 {
-	char	*qp = ssh_host_quote(prefix), *qs, *s, *next;
-	size_t	 i;
+	char  *qp = ssh_host_quote(prefix), *qs, *s, *next;
+	size_t i;
 
 	qs = ssh_host_quote(b->install.source);
-	s = xasprintf("set -e\ncd %s\nrm -rf src src.tmp .installed\n"
+	s = xasprintf(
+	    "set -e\ncd %s\nrm -rf src src.tmp .installed\n"
 	    "mkdir -p src.tmp bin\ntar -xf %s -C src.tmp\nset -- src.tmp/*\n"
 	    "if [ $# = 1 ] && [ -d \"$1\" ]; then mv \"$1\" src; "
 	    "rmdir src.tmp; else mv src.tmp src; fi\ncd src\n"
-	    "PREFIX=%s; export PREFIX\nset -x\n", qp, qs, qp);
+	    "PREFIX=%s; export PREFIX\nset -x\n",
+	    qp, qs, qp);
 	for (i = 0; b->install.build != NULL && b->install.build[i] != NULL;
-	    i++) {
+	     i++) {
 		next = xasprintf("%s%s\n", s, b->install.build[i]);
 		free(s);
 		s = next;
 	}
 	next = xasprintf("%s{ set +x; } 2>/dev/null\n"
-	    "printf '%%s\\n' %s >%s/.installed\n", s, qs, qp);
+			 "printf '%%s\\n' %s >%s/.installed\n",
+	    s, qs, qp);
 	free(s);
 	free(qs);
 	free(qp);
@@ -48,20 +51,22 @@ static char *
 install_source_local(struct worker_ctx *ctx, const struct job_benchmark *b,
     char **cause)
 {
-	const char	*mirror = ctx->w->machine->mirror;
-	char		*local;
+	const char *mirror = ctx->w->machine->mirror;
+	char	   *local;
 
 	if (mirror == NULL) {
-		*cause = xasprintf("host \"%s\": benchmark \"%s\": source "
+		*cause = xasprintf(
+		    "host \"%s\": benchmark \"%s\": source "
 		    "\"%s\" needs a mirror directory (\"mirror\" in the "
-		    "machine file)", worker_name(ctx), b->name,
-		    b->install.source);
+		    "machine file)",
+		    worker_name(ctx), b->name, b->install.source);
 		return NULL;
 	}
 	local = xasprintf("%s/%s", mirror, b->install.source);
 	if (access(local, R_OK) == -1) {
 		*cause = xasprintf("host \"%s\": benchmark \"%s\": \"%s\": "
-		    "not in the mirror", worker_name(ctx), b->name, local);
+				   "not in the mirror",
+		    worker_name(ctx), b->name, local);
 		free(local);
 		return NULL;
 	}
@@ -73,15 +78,17 @@ int
 install_source_build(struct worker_ctx *ctx, const struct db_run *r,
     const struct job_benchmark *b, char **cause)
 {
-	char	*prefix = setup_prefix(ctx, b), *local, *remote = NULL;
-	char	*script = NULL, *what = NULL;
-	int	 rc = -1;
+	char *prefix = setup_prefix(ctx, b), *local, *remote = NULL;
+	char *script = NULL, *what = NULL;
+	int   rc = -1;
 
 	if ((local = install_source_local(ctx, b, cause)) == NULL)
 		goto out;
 	remote = xasprintf("%s/%s", prefix, b->install.source);
-	setup_event(ctx, r, DB_INFO, "benchmark \"%s\": installing from "
-	    "source \"%s\" into \"%s\"", b->name, local, prefix);
+	setup_event(ctx, r, DB_INFO,
+	    "benchmark \"%s\": installing from "
+	    "source \"%s\" into \"%s\"",
+	    b->name, local, prefix);
 	if (setup_upload(ctx, local, remote, cause) == -1)
 		goto out;
 	script = install_source_script(prefix, b);

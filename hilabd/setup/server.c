@@ -11,9 +11,9 @@
 #include <string.h>
 
 #include "common/xmalloc.h"
+#include "db/db.h"
 #include "hilabd/setup/setup.h"
 #include "hilabd/worker_ctx.h"
-#include "db/db.h"
 #include "jobs/job.h"
 #include "jobs/plan.h"
 #include "machines/ssh.h"
@@ -25,17 +25,18 @@
 static const char *
 server_param_value(const struct job_benchmark *b, size_t i, const char *s)
 {
-	const char	*v, *found = NULL;
-	char		*sep;
-	size_t		 j, len;
+	const char *v, *found = NULL;
+	char	   *sep;
+	size_t	    j, len;
 
-	sep = i + 1 < b->nparams ? xasprintf(",%s=", b->params[i + 1].key) :
-	    xstrdup("");
+	sep = i + 1 < b->nparams ? xasprintf(",%s=", b->params[i + 1].key)
+				 : xstrdup("");
 	for (j = 0; j < b->params[i].nvalues && found == NULL; j++) {
 		v = b->params[i].values[j];
 		len = strlen(v);
-		if (strncmp(s, v, len) == 0 && strncmp(s + len, sep,
-		    strlen(sep)) == 0 && (*sep != '\0' || s[len] == '\0'))
+		if (strncmp(s, v, len) == 0 &&
+		    strncmp(s + len, sep, strlen(sep)) == 0 &&
+		    (*sep != '\0' || s[len] == '\0'))
 			found = v;
 	}
 	free(sep);
@@ -50,7 +51,7 @@ static bool
 server_param_split(const struct job_benchmark *b, const char *s,
     const char **keys, const char **values)
 {
-	size_t	i, len;
+	size_t i, len;
 
 	for (i = 0; i < b->nparams; i++) {
 		keys[i] = b->params[i].key;
@@ -70,14 +71,15 @@ static char **
 server_argv(const struct job_benchmark *b, const struct plan_run *p,
     char **cause)
 {
-	const char	**keys, **values;
-	char		**argv = NULL;
+	const char **keys, **values;
+	char	   **argv = NULL;
 
 	keys = xcalloc(b->nparams + 1, sizeof *keys);
 	values = xcalloc(b->nparams + 1, sizeof *values);
 	if (!server_param_split(b, p->params, keys, values))
 		*cause = xasprintf("run parameters \"%s\" do not match the "
-		    "job", p->params);
+				   "job",
+		    p->params);
 	else
 		argv = plan_expand_argv(b->server.argv, keys, values,
 		    b->nparams, cause);
@@ -94,11 +96,13 @@ server_argv(const struct job_benchmark *b, const struct plan_run *p,
 static char *
 server_stop_cmd(const char *dir)
 {
-	char	*q = ssh_host_quote(dir), *cmd;
+	char *q = ssh_host_quote(dir), *cmd;
 
-	cmd = xasprintf("cd %s/servers 2>/dev/null || exit 0; "
+	cmd = xasprintf(
+	    "cd %s/servers 2>/dev/null || exit 0; "
 	    "for f in *.pid; do [ -f \"$f\" ] || continue; " SETUP_KILL_SH
-	    "; done; exit 0", q);
+	    "; done; exit 0",
+	    q);
 	free(q);
 	return cmd;
 }
@@ -107,8 +111,8 @@ server_stop_cmd(const char *dir)
 void
 server_stop(struct worker_ctx *ctx, const struct db_run *r)
 {
-	char	*cmd = server_stop_cmd(setup_agent_dir(ctx)), *out, *s, *l;
-	char	*cause = NULL;
+	char *cmd = server_stop_cmd(setup_agent_dir(ctx)), *out, *s, *l;
+	char *cause = NULL;
 
 	if ((out = setup_output(ctx, cmd, "stopping servers", &cause)) ==
 	    NULL) {
@@ -131,19 +135,21 @@ static char *
 server_start_cmd(const char *dir, const char *cwd, const char *name,
     char **argv, int port)
 {
-	char	*qd = ssh_host_quote(dir), *qc = ssh_host_quote(cwd);
-	char	*qn = ssh_host_quote(name), *words = xstrdup(""), *cmd;
-	char	*ready;
-	size_t	 i;
+	char  *qd = ssh_host_quote(dir), *qc = ssh_host_quote(cwd);
+	char  *qn = ssh_host_quote(name), *words = xstrdup(""), *cmd;
+	char  *ready;
+	size_t i;
 
 	for (i = 0; argv[i] != NULL; i++)
 		setup_append_word(&words, argv[i]);
 	if (port > 0)
 		ready = xasprintf("grep -q ':%04X [0-9A-F]*:[0-9A-F]* 0A ' "
-		    "/proc/net/tcp /proc/net/tcp6 2>/dev/null", port);
+				  "/proc/net/tcp /proc/net/tcp6 2>/dev/null",
+		    port);
 	else
 		ready = xstrdup("[ $i -ge 2 ]");
-	cmd = xasprintf("mkdir -p %s/servers && cd %s || exit 1; "
+	cmd = xasprintf(
+	    "mkdir -p %s/servers && cd %s || exit 1; "
 	    "log=%s/servers/%s; S=; command -v setsid >/dev/null && S=setsid; "
 	    "$S %s </dev/null >\"$log.log\" 2>&1 & pid=$!; "
 	    "st=" SETUP_START_TIME_SH "; "
@@ -151,8 +157,8 @@ server_start_cmd(const char *dir, const char *cwd, const char *name,
 	    "kill -0 $pid 2>/dev/null || break; if %s; then echo $pid; "
 	    "exit 0; fi; sleep 0.1; i=$((i+1)); done; "
 	    "kill -0 $pid 2>/dev/null && echo 'not listening after 5 s' || "
-	    "echo 'exited'; tail -n 5 \"$log.log\"; exit 1", qd, qc, qd, qn,
-	    words, ready);
+	    "echo 'exited'; tail -n 5 \"$log.log\"; exit 1",
+	    qd, qc, qd, qn, words, ready);
 	free(ready);
 	free(words);
 	free(qn);
@@ -164,26 +170,26 @@ server_start_cmd(const char *dir, const char *cwd, const char *name,
 /* Starts the server with argv on the host and checks it is up. */
 static int
 server_run(struct worker_ctx *ctx, const struct db_run *r,
-    const struct job_benchmark *b, char **argv, const char *cwd,
-    char **cause)
+    const struct job_benchmark *b, char **argv, const char *cwd, char **cause)
 {
-	struct ssh_host_result	 res = { 0 };
-	char			*cmd;
-	int			 rc = -1;
+	struct ssh_host_result res = { 0 };
+	char		      *cmd;
+	int		       rc = -1;
 
-	server_stop(ctx, r);	/* whatever a stopped controller left */
+	server_stop(ctx, r); /* whatever a stopped controller left */
 	cmd = server_start_cmd(setup_agent_dir(ctx), cwd, b->name, argv,
 	    b->server.port);
 	setup_get(ctx)->server_up = true;
 	if (setup_exec(ctx, cmd, &res, cause) == 0) {
 		if (res.status == 0) {
-			setup_event(ctx, r, DB_INFO, "server \"%s\" started "
-			    "(pid %.*s)", argv[0], (int)strcspn(res.out, "\n"),
-			    res.out);
+			setup_event(ctx, r, DB_INFO,
+			    "server \"%s\" started "
+			    "(pid %.*s)",
+			    argv[0], (int)strcspn(res.out, "\n"), res.out);
 			rc = 0;
 		} else
 			*cause = xasprintf("host \"%s\": benchmark \"%s\": "
-			    "server \"%s\" did not come up: %s",
+					   "server \"%s\" did not come up: %s",
 			    worker_name(ctx), b->name, argv[0], res.out);
 	}
 	ssh_host_result_clear(&res);
@@ -194,11 +200,11 @@ server_run(struct worker_ctx *ctx, const struct db_run *r,
 /* Starts the benchmark's server for the run; see setup.h. */
 int
 server_start(struct worker_ctx *ctx, const struct db_run *r,
-    const struct job_benchmark *b, const struct plan_run *p,
-    const char *path, const char *cwd, char **cause)
+    const struct job_benchmark *b, const struct plan_run *p, const char *path,
+    const char *cwd, char **cause)
 {
-	char	**argv;
-	int	  rc;
+	char **argv;
+	int    rc;
 
 	if ((argv = server_argv(b, p, cause)) == NULL)
 		return -1;

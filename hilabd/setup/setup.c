@@ -19,11 +19,11 @@
 
 /* Logs to stderr and to the run's events. */
 void
-setup_event(struct worker_ctx *ctx, const struct db_run *r,
-    enum db_level level, const char *fmt, ...)
+setup_event(struct worker_ctx *ctx, const struct db_run *r, enum db_level level,
+    const char *fmt, ...)
 {
-	va_list	 ap;
-	char	*msg, *cause = NULL;
+	va_list ap;
+	char   *msg, *cause = NULL;
 
 	va_start(ap, fmt);
 	msg = xvasprintf(fmt, ap);
@@ -33,7 +33,7 @@ setup_event(struct worker_ctx *ctx, const struct db_run *r,
 	else
 		log_info(worker_name(ctx), "%s", msg);
 	if (db_event_add(ctx->db, r->job, r->id, worker_name(ctx), level,
-	    &cause, "%s", msg) == -1) {
+		&cause, "%s", msg) == -1) {
 		log_warn(worker_name(ctx), "%s", cause);
 		free(cause);
 	}
@@ -54,15 +54,16 @@ setup_get(struct worker_ctx *ctx)
  * once, after a dropped session or a reboot) as needed.
  */
 int
-setup_exec(struct worker_ctx *ctx, const char *cmd,
-    struct ssh_host_result *res, char **cause)
+setup_exec(struct worker_ctx *ctx, const char *cmd, struct ssh_host_result *res,
+    char **cause)
 {
-	struct worker_setup	*st = setup_get(ctx);
-	int			 attempt;
+	struct worker_setup *st = setup_get(ctx);
+	int		     attempt;
 
 	for (attempt = 0; attempt < 2; attempt++) {
-		if (st->h == NULL && (st->h = ssh_host_connect(ctx->w->machine,
-		    0, cause)) == NULL)
+		if (st->h == NULL &&
+		    (st->h = ssh_host_connect(ctx->w->machine, 0, cause)) ==
+			NULL)
 			return -1;
 		if (ssh_host_exec(st->h, cmd, res, cause) == 0)
 			return 0;
@@ -81,8 +82,8 @@ char *
 setup_output(struct worker_ctx *ctx, const char *cmd, const char *what,
     char **cause)
 {
-	struct ssh_host_result	 res = { 0 };
-	char			*out = NULL;
+	struct ssh_host_result res = { 0 };
+	char		      *out = NULL;
 
 	if (setup_exec(ctx, cmd, &res, cause) == -1)
 		return NULL;
@@ -100,10 +101,10 @@ int
 setup_upload(struct worker_ctx *ctx, const char *local, const char *remote,
     char **cause)
 {
-	struct worker_setup	*st = setup_get(ctx);
+	struct worker_setup *st = setup_get(ctx);
 
-	if (st->h == NULL && (st->h = ssh_host_connect(ctx->w->machine, 0,
-	    cause)) == NULL)
+	if (st->h == NULL &&
+	    (st->h = ssh_host_connect(ctx->w->machine, 0, cause)) == NULL)
 		return -1;
 	return ssh_host_upload(st->h, local, remote, 0644, cause);
 }
@@ -112,7 +113,7 @@ setup_upload(struct worker_ctx *ctx, const char *local, const char *remote,
 const char *
 setup_agent_dir(const struct worker_ctx *ctx)
 {
-	const char	*d = ctx->w->machine->ssh.agent_dir;
+	const char *d = ctx->w->machine->ssh.agent_dir;
 
 	return d != NULL ? d : "/var/tmp/hilab";
 }
@@ -128,7 +129,7 @@ setup_prefix(const struct worker_ctx *ctx, const struct job_benchmark *b)
 void
 setup_append_word(char **cmd, const char *s)
 {
-	char	*q = ssh_host_quote(s), *next;
+	char *q = ssh_host_quote(s), *next;
 
 	next = xasprintf("%s%s ", *cmd, q);
 	free(*cmd);
@@ -140,7 +141,7 @@ setup_append_word(char **cmd, const char *s)
 char *
 setup_next_line(char **s)
 {
-	char	*line = *s, *nl;
+	char *line = *s, *nl;
 
 	if (line == NULL || *line == '\0')
 		return NULL;

@@ -11,8 +11,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "hilabd/worker_ctx.h"
 #include "db/db.h"
+#include "hilabd/worker_ctx.h"
 
 struct job;
 struct job_benchmark;
@@ -30,33 +30,33 @@ struct ssh_host_result;
  * since, TERM then KILL after 3 s, prints "<name> (pid N)" for what it
  * stopped and removes the file.
  */
-#define SETUP_KILL_SH \
-	"read -r pid st <\"$f\"; now=" SETUP_START_TIME_SH "; " \
-	"if [ -n \"$pid\" ] && [ \"$now\" = \"$st\" ]; " \
-	"then kill -TERM -$pid 2>/dev/null || kill -TERM $pid; i=0; " \
+#define SETUP_KILL_SH                                                     \
+	"read -r pid st <\"$f\"; now=" SETUP_START_TIME_SH "; "           \
+	"if [ -n \"$pid\" ] && [ \"$now\" = \"$st\" ]; "                  \
+	"then kill -TERM -$pid 2>/dev/null || kill -TERM $pid; i=0; "     \
 	"while [ $i -lt 30 ] && kill -0 $pid 2>/dev/null; do sleep 0.1; " \
-	"i=$((i+1)); done; kill -KILL -$pid 2>/dev/null; " \
-	"kill -KILL $pid 2>/dev/null; echo \"${f%%.pid} (pid $pid)\"; " \
+	"i=$((i+1)); done; kill -KILL -$pid 2>/dev/null; "                \
+	"kill -KILL $pid 2>/dev/null; echo \"${f%%.pid} (pid $pid)\"; "   \
 	"fi; rm -f \"$f\""
 
 /* A benchmark's tool as found on the host, per job, boot and benchmark. */
 struct setup_tool {
-	int64_t	 kernel;
-	int	 round;
-	size_t	 bench;
-	char	*path;		/* argv[0] resolved, or NULL: as planned */
-	char	*server;	/* the server's argv[0] resolved, or NULL */
-	bool	 in_prefix;	/* built from source into the prefix */
-	char	*error;		/* why the install failed, or NULL */
+	int64_t kernel;
+	int	round;
+	size_t	bench;
+	char   *path;	   /* argv[0] resolved, or NULL: as planned */
+	char   *server;	   /* the server's argv[0] resolved, or NULL */
+	bool	in_prefix; /* built from source into the prefix */
+	char   *error;	   /* why the install failed, or NULL */
 };
 
 /* The setup state of one worker. */
 struct worker_setup {
-	struct ssh_host		*h;
-	int64_t			 job_id;	/* the tools below are of */
-	struct setup_tool	*tools;
-	size_t			 ntools;
-	bool			 server_up;	/* a server may run now */
+	struct ssh_host	  *h;
+	int64_t		   job_id; /* the tools below are of */
+	struct setup_tool *tools;
+	size_t		   ntools;
+	bool		   server_up; /* a server may run now */
 };
 
 /* worker_setup.c: the state, the session to the host, small helpers. */
@@ -64,26 +64,25 @@ struct worker_setup {
 /* The worker's setup state, made on first use. */
 struct worker_setup *setup_get(struct worker_ctx *);
 /* Logs to stderr and to the run's events. */
-void	setup_event(struct worker_ctx *, const struct db_run *,
-	    enum db_level, const char *fmt, ...)
-	    __attribute__((format(printf, 4, 5)));
+void setup_event(struct worker_ctx *, const struct db_run *, enum db_level,
+    const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 /* Runs cmd on the host, connecting (again, once) as needed. */
-int	setup_exec(struct worker_ctx *, const char *cmd,
-	    struct ssh_host_result *, char **cause);
+int setup_exec(struct worker_ctx *, const char *cmd, struct ssh_host_result *,
+    char **cause);
 /* Runs cmd and hands back its stdout (caller frees); non-zero exit fails. */
-char	*setup_output(struct worker_ctx *, const char *cmd, const char *what,
-	    char **cause);
+char *setup_output(struct worker_ctx *, const char *cmd, const char *what,
+    char **cause);
 /* Uploads a local file to the host. */
-int	setup_upload(struct worker_ctx *, const char *local,
-	    const char *remote, char **cause);
+int setup_upload(struct worker_ctx *, const char *local, const char *remote,
+    char **cause);
 /* The remote directory of the agent, its spool and the install prefixes. */
 const char *setup_agent_dir(const struct worker_ctx *);
 /* The install prefix of a benchmark on the host (caller frees). */
-char	*setup_prefix(const struct worker_ctx *, const struct job_benchmark *);
+char *setup_prefix(const struct worker_ctx *, const struct job_benchmark *);
 /* Appends a shell-quoted copy of s and a space to *cmd. */
-void	setup_append_word(char **cmd, const char *s);
+void setup_append_word(char **cmd, const char *s);
 /* Cuts the next line off *s (NULL at the end). */
-char	*setup_next_line(char **s);
+char *setup_next_line(char **s);
 
 /* install.c: the benchmark's tool on the host. */
 
@@ -94,18 +93,18 @@ char	*setup_next_line(char **s);
  * NULL with *cause on failure; the setup state owns the tool.
  */
 const struct setup_tool *install_tool(struct worker_ctx *,
-	    const struct db_run *, const struct plan_run *,
-	    const struct job_benchmark *, char **cause);
+    const struct db_run *, const struct plan_run *,
+    const struct job_benchmark *, char **cause);
 /* Forgets the tools found for the current job. */
-void	install_tools_clear(struct worker_setup *);
+void install_tools_clear(struct worker_setup *);
 
 /* install_source.c: a source tarball from the mirror built on the host. */
-int	install_source_build(struct worker_ctx *, const struct db_run *,
-	    const struct job_benchmark *, char **cause);
+int install_source_build(struct worker_ctx *, const struct db_run *,
+    const struct job_benchmark *, char **cause);
 
 /* install_deb.c: a Debian package, from the mirror with dpkg or apt-get. */
-int	install_deb_package(struct worker_ctx *, const struct db_run *,
-	    const struct job_benchmark *, char **cause);
+int install_deb_package(struct worker_ctx *, const struct db_run *,
+    const struct job_benchmark *, char **cause);
 
 /*
  * install_script.c: runs an install script detached on the host, in the
@@ -113,9 +112,9 @@ int	install_deb_package(struct worker_ctx *, const struct db_run *,
  * script sets *cause to what failed, with the host, the benchmark and the
  * log's last lines; a cancel of the run's job stops it on the host.
  */
-int	install_script_run(struct worker_ctx *, const struct db_run *,
-	    const struct job_benchmark *, const char *what,
-	    const char *script, char **cause);
+int install_script_run(struct worker_ctx *, const struct db_run *,
+    const struct job_benchmark *, const char *what, const char *script,
+    char **cause);
 
 /* server.c: the server a benchmark needs. */
 
@@ -124,10 +123,10 @@ int	install_script_run(struct worker_ctx *, const struct db_run *,
  * unless NULL) in cwd, after stopping whatever a stopped controller left,
  * and checks it is up.
  */
-int	server_start(struct worker_ctx *, const struct db_run *,
-	    const struct job_benchmark *, const struct plan_run *,
-	    const char *path, const char *cwd, char **cause);
+int server_start(struct worker_ctx *, const struct db_run *,
+    const struct job_benchmark *, const struct plan_run *, const char *path,
+    const char *cwd, char **cause);
 /* Stops the servers recorded on the host; logs what it stopped. */
-void	server_stop(struct worker_ctx *, const struct db_run *);
+void server_stop(struct worker_ctx *, const struct db_run *);
 
 #endif

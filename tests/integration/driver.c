@@ -13,9 +13,11 @@
 void
 driver_usage(const char *prog)
 {
-	fprintf(stderr, "usage: %s -h HOST -i KEY -k KNOWN_HOSTS [-n NAME] "
+	fprintf(stderr,
+	    "usage: %s -h HOST -i KEY -k KNOWN_HOSTS [-n NAME] "
 	    "[-p PORT] [-l USER] [-d REMOTE_DIR] [-c CONNECT_MS] "
-	    "[-C COMMAND_MS] [-T] [-N] [AGENT_DIR] command [args]\n", prog);
+	    "[-C COMMAND_MS] [-T] [-N] [AGENT_DIR] command [args]\n",
+	    prog);
 	exit(2);
 }
 

@@ -7,15 +7,14 @@
 #include "machines/machine.h"
 
 /* Parses the machine options (-n -h -p -l -i -k -d -T -c -C -N) into m. */
-int		 driver_machine(struct machine *m, int *flags, int argc,
-		    char **argv);
-void		 driver_machine_free(struct machine *m);
+int  driver_machine(struct machine *m, int *flags, int argc, char **argv);
+void driver_machine_free(struct machine *m);
 /* Prints the options driver_machine understands. */
-void		 driver_usage(const char *prog);
+void driver_usage(const char *prog);
 /* Nanoseconds on the monotonic clock. */
-uint64_t	 driver_now_ns(void);
+uint64_t driver_now_ns(void);
 /* Prints a failure and exits 1. */
-void		 driver_die(const char *fmt, ...)
-		    __attribute__((format(printf, 1, 2), noreturn));
+void driver_die(const char *fmt, ...)
+    __attribute__((format(printf, 1, 2), noreturn));
 
 #endif

@@ -29,19 +29,19 @@
 
 /* What the result callback checks and does. */
 struct itest_run {
-	const char	*needle;	/* each output must contain it */
-	const char	*cut_cmd;	/* run after the first result */
-	unsigned	 seen;
-	uint64_t	 wall_ns;	/* sum over results */
-	bool		 quiet;
+	const char *needle;  /* each output must contain it */
+	const char *cut_cmd; /* run after the first result */
+	unsigned    seen;
+	uint64_t    wall_ns; /* sum over results */
+	bool	    quiet;
 };
 
 /* Connects or dies with the cause. */
 static struct agent_conn *
 itest_connect(const struct machine *m, const char *dir)
 {
-	struct agent_conn	*c;
-	char			*cause = NULL;
+	struct agent_conn *c;
+	char		  *cause = NULL;
 
 	if ((c = agent_connect(m, dir, &cause)) == NULL)
 		driver_die("%s", cause);
@@ -56,8 +56,9 @@ itest_result_cb(const struct agent_result *r, void *arg)
 
 	if (!run->quiet)
 		printf("result seq=%llu warmup=%d exit=%lld wall_ms=%.3f "
-		    "utime_us=%llu bytes=%zu\n", (unsigned long long)r->seq,
-		    r->warmup, (long long)r->exit_status, r->wall_ns / 1e6,
+		       "utime_us=%llu bytes=%zu\n",
+		    (unsigned long long)r->seq, r->warmup,
+		    (long long)r->exit_status, r->wall_ns / 1e6,
 		    (unsigned long long)r->utime_us, r->output_len);
 	if (r->exit_status != 0 || r->timed_out)
 		driver_die("result %llu: exit %lld%s: %s",
@@ -84,9 +85,9 @@ itest_result_cb(const struct agent_result *r, void *arg)
 static int
 itest_cmd_connect(const struct machine *m, const char *dir)
 {
-	struct agent_conn	*c;
-	char			*cause = NULL;
-	uint64_t		 t0 = driver_now_ns(), t1;
+	struct agent_conn *c;
+	char		  *cause = NULL;
+	uint64_t	   t0 = driver_now_ns(), t1;
 
 	if ((c = agent_connect(m, dir, &cause)) == NULL) {
 		printf("%s\n", cause);
@@ -104,10 +105,10 @@ itest_cmd_connect(const struct machine *m, const char *dir)
 static int
 itest_cmd_facts(const struct machine *m, const char *dir)
 {
-	struct agent_conn	*c = itest_connect(m, dir);
-	struct agent_facts	 f;
-	char			*cause = NULL;
-	size_t			 i;
+	struct agent_conn *c = itest_connect(m, dir);
+	struct agent_facts f;
+	char		  *cause = NULL;
+	size_t		   i;
 
 	if (agent_facts(c, &f, &cause) != 0)
 		driver_die("%s", cause);
@@ -118,8 +119,7 @@ itest_cmd_facts(const struct machine *m, const char *dir)
 			printf("%s absent\n", f.v[i].key);
 	}
 	if (f.n > 0 && agent_facts_get(&f, f.v[0].key) != f.v[0].value)
-		driver_die("agent_facts_get does not find \"%s\"",
-		    f.v[0].key);
+		driver_die("agent_facts_get does not find \"%s\"", f.v[0].key);
 	if (agent_facts_get(&f, "no.such.fact") != NULL)
 		driver_die("agent_facts_get finds an unknown key");
 	agent_facts_clear(&f);
@@ -128,14 +128,13 @@ itest_cmd_facts(const struct machine *m, const char *dir)
 }
 
 static int
-itest_cmd_run(const struct machine *m, const char *dir, int argc,
-    char **argv)
+itest_cmd_run(const struct machine *m, const char *dir, int argc, char **argv)
 {
-	struct itest_run	 run = { 0 };
-	struct agent_run_spec	 spec = { 0 };
-	struct agent_conn	*c;
-	char			*cause = NULL;
-	int			 ch, state = 0, rc;
+	struct itest_run      run = { 0 };
+	struct agent_run_spec spec = { 0 };
+	struct agent_conn    *c;
+	char		     *cause = NULL;
+	int		      ch, state = 0, rc;
 
 	optind = 1;
 	while ((ch = getopt(argc, argv, "+e:x:")) != -1) {
@@ -159,7 +158,8 @@ itest_cmd_run(const struct machine *m, const char *dir, int argc,
 	if (run.cut_cmd != NULL) {
 		if (rc == 0)
 			driver_die("run ended normally despite the cut "
-			    "(%u results)", run.seen);
+				   "(%u results)",
+			    run.seen);
 		printf("dropped after %u results: %s\n", run.seen, cause);
 		free(cause);
 		return 4;
@@ -174,13 +174,13 @@ static int
 itest_cmd_fetch(const struct machine *m, const char *dir, const char *run_id,
     uint64_t from, bool wait)
 {
-	struct itest_run	 run = { 0 };
-	struct agent_conn	*c = itest_connect(m, dir);
-	char			*cause = NULL;
-	int			 state = 0;
+	struct itest_run   run = { 0 };
+	struct agent_conn *c = itest_connect(m, dir);
+	char		  *cause = NULL;
+	int		   state = 0;
 
 	if (agent_fetch(c, run_id, from, wait, itest_result_cb, &run, &state,
-	    &cause) != 0)
+		&cause) != 0)
 		driver_die("%s", cause);
 	printf("done state=%d results=%u\n", state, run.seen);
 	agent_close(c);
@@ -190,8 +190,8 @@ itest_cmd_fetch(const struct machine *m, const char *dir, const char *run_id,
 static int
 itest_cmd_ack(const struct machine *m, const char *dir, const char *run_id)
 {
-	struct agent_conn	*c = itest_connect(m, dir);
-	char			*cause = NULL;
+	struct agent_conn *c = itest_connect(m, dir);
+	char		  *cause = NULL;
 
 	if (agent_ack(c, run_id, &cause) != 0)
 		driver_die("%s", cause);
@@ -203,12 +203,12 @@ itest_cmd_ack(const struct machine *m, const char *dir, const char *run_id)
 static int
 itest_cmd_reuse(const struct machine *m, const char *dir, const char *run_id)
 {
-	char * const		 argv[] = { "true", NULL };
-	struct agent_run_spec	 spec = { run_id, argv, 1, 0, 0, NULL, NULL };
-	struct agent_conn	*c = itest_connect(m, dir);
-	struct agent_facts	 f;
-	char			*cause = NULL;
-	int			 state;
+	char *const	      argv[] = { "true", NULL };
+	struct agent_run_spec spec = { run_id, argv, 1, 0, 0, NULL, NULL };
+	struct agent_conn    *c = itest_connect(m, dir);
+	struct agent_facts    f;
+	char		     *cause = NULL;
+	int		      state;
 
 	if (agent_run(c, &spec, itest_result_cb, NULL, &state, &cause) == 0)
 		driver_die("run \"%s\" started twice", run_id);
@@ -226,11 +226,11 @@ itest_cmd_reuse(const struct machine *m, const char *dir, const char *run_id)
 static double
 itest_bare_loop(const struct machine *m, int n)
 {
-	struct ssh_host		*h;
-	struct ssh_host_result	 res;
-	char			*cause = NULL;
-	uint64_t		 t0;
-	int			 i;
+	struct ssh_host	      *h;
+	struct ssh_host_result res;
+	char		      *cause = NULL;
+	uint64_t	       t0;
+	int		       i;
 
 	if ((h = ssh_host_connect(m, 0, &cause)) == NULL)
 		driver_die("%s", cause);
@@ -248,15 +248,15 @@ itest_bare_loop(const struct machine *m, int n)
 static int
 itest_cmd_overhead(const struct machine *m, const char *dir, int n)
 {
-	char * const		 argv[] = { "true", NULL };
-	struct itest_run	 run = { .quiet = true };
-	struct agent_run_spec	 spec = { "overhead", argv, (unsigned)n, 0,
-				    0, NULL, NULL };
-	struct agent_conn	*c;
-	char			*cause = NULL;
-	uint64_t		 t0, t1;
-	int			 state;
-	double			 bare;
+	char *const	      argv[] = { "true", NULL };
+	struct itest_run      run = { .quiet = true };
+	struct agent_run_spec spec = { "overhead", argv, (unsigned)n, 0, 0,
+		NULL, NULL };
+	struct agent_conn    *c;
+	char		     *cause = NULL;
+	uint64_t	      t0, t1;
+	int		      state;
+	double		      bare;
 
 	c = itest_connect(m, dir);
 	t0 = driver_now_ns();
@@ -268,18 +268,19 @@ itest_cmd_overhead(const struct machine *m, const char *dir, int n)
 	agent_close(c);
 	bare = itest_bare_loop(m, n);
 	printf("agent: %.3f ms per iteration of true (%d iterations, of which "
-	    "%.3f ms inside the iteration), bare ssh loop: %.3f ms per "
-	    "command\n", (double)(t1 - t0) / n / 1e6, n,
-	    (double)run.wall_ns / n / 1e6, bare / 1e6);
+	       "%.3f ms inside the iteration), bare ssh loop: %.3f ms per "
+	       "command\n",
+	    (double)(t1 - t0) / n / 1e6, n, (double)run.wall_ns / n / 1e6,
+	    bare / 1e6);
 	return 0;
 }
 
 int
 main(int argc, char **argv)
 {
-	struct machine	 m;
-	const char	*dir, *cmd;
-	int		 flags, i, rc = 2;
+	struct machine m;
+	const char    *dir, *cmd;
+	int	       flags, i, rc = 2;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	i = driver_machine(&m, &flags, argc, argv);

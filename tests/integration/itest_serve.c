@@ -32,15 +32,15 @@
 #include "common/xmalloc.h"
 #include "tests/integration/driver.h"
 
-#define ITEST_SERVE_RUN_ID	"r1"
+#define ITEST_SERVE_RUN_ID    "r1"
 /* The whole exchange must end within this many seconds. */
-#define ITEST_SERVE_TIMEOUT_S	120
+#define ITEST_SERVE_TIMEOUT_S 120
 
 /* The agent process and both ends of its stdio. */
 struct itest_serve {
-	pid_t		 pid;
-	int		 to;		/* the agent's stdin */
-	int		 from;		/* the agent's stdout */
+	pid_t pid;
+	int   to;   /* the agent's stdin */
+	int   from; /* the agent's stdout */
 };
 
 /* One received message and the payload its fields point into. */
@@ -51,11 +51,10 @@ struct itest_msg {
 
 /* Starts "AGENT... --dir DIR serve" with pipes on its stdin and stdout. */
 static void
-itest_serve_spawn(struct itest_serve *a, char **agent, int n,
-    const char *dir)
+itest_serve_spawn(struct itest_serve *a, char **agent, int n, const char *dir)
 {
-	char	**argv = xcalloc((size_t)n + 4, sizeof *argv);
-	int	  in[2], out[2], i;
+	char **argv = xcalloc((size_t)n + 4, sizeof *argv);
+	int    in[2], out[2], i;
 
 	for (i = 0; i < n; i++)
 		argv[i] = agent[i];
@@ -106,15 +105,15 @@ itest_serve_send_id(struct itest_serve *a, enum proto_type type)
 static void
 itest_serve_recv(struct itest_serve *a, struct itest_msg *msg)
 {
-	char	 err[256], *text;
-	size_t	 len;
-	int	 rc;
+	char   err[256], *text;
+	size_t len;
+	int    rc;
 
 	rc = proto_read_frame(a->from, &msg->payload, &len, err, sizeof err);
 	if (rc == 1)
 		driver_die("the agent closed its stdout");
-	if (rc == -1 || proto_decode(msg->payload, len, &msg->m, err,
-	    sizeof err) == -1)
+	if (rc == -1 ||
+	    proto_decode(msg->payload, len, &msg->m, err, sizeof err) == -1)
 		driver_die("from the agent: %s", err);
 	if (msg->m.type == PROTO_ERROR) {
 		text = proto_get_str(&msg->m, PROTO_T_MESSAGE);
@@ -145,8 +144,8 @@ itest_serve_msg_clear(struct itest_msg *msg)
 static void
 itest_serve_print_bytes(const struct proto_field *f)
 {
-	uint32_t	i;
-	unsigned char	ch;
+	uint32_t      i;
+	unsigned char ch;
 
 	for (i = 0; f != NULL && i < f->len; i++) {
 		ch = f->data[i];
@@ -165,10 +164,10 @@ itest_serve_print_bytes(const struct proto_field *f)
 static void
 itest_serve_hello(struct itest_serve *a)
 {
-	struct proto_buf	 b = { 0 };
-	struct itest_msg	 msg;
-	uint64_t		 v = 0;
-	char			*version, *arch;
+	struct proto_buf b = { 0 };
+	struct itest_msg msg;
+	uint64_t	 v = 0;
+	char		*version, *arch;
 
 	proto_begin(&b, PROTO_HELLO);
 	proto_add_u64(&b, PROTO_T_VERSION, PROTO_VERSION);
@@ -189,10 +188,10 @@ itest_serve_hello(struct itest_serve *a)
 static void
 itest_serve_facts(struct itest_serve *a)
 {
-	struct proto_buf	 b = { 0 };
-	struct itest_msg	 msg;
+	struct proto_buf	  b = { 0 };
+	struct itest_msg	  msg;
 	const struct proto_field *f;
-	uint16_t		 i;
+	uint16_t		  i;
 
 	proto_begin(&b, PROTO_FACTS_REQ);
 	itest_serve_send(a, &b);
@@ -219,16 +218,16 @@ itest_serve_facts(struct itest_serve *a)
 static uint64_t
 itest_serve_result(const struct proto_msg *m, const char *what)
 {
-	uint64_t	seq = 0, warmup = 0, timed_out = 0;
-	int64_t		exit_status = 0;
+	uint64_t seq = 0, warmup = 0, timed_out = 0;
+	int64_t	 exit_status = 0;
 
 	if (proto_get_u64(m, PROTO_T_SEQ, &seq) == -1 ||
 	    proto_get_i64(m, PROTO_T_EXIT_STATUS, &exit_status) == -1)
 		driver_die("RESULT without SEQ or EXIT_STATUS");
 	proto_get_u64(m, PROTO_T_WARMUP, &warmup);
 	proto_get_u64(m, PROTO_T_TIMED_OUT, &timed_out);
-	printf("%s seq=%llu warmup=%llu exit=%lld timed_out=%llu output=",
-	    what, (unsigned long long)seq, (unsigned long long)warmup,
+	printf("%s seq=%llu warmup=%llu exit=%lld timed_out=%llu output=", what,
+	    (unsigned long long)seq, (unsigned long long)warmup,
 	    (long long)exit_status, (unsigned long long)timed_out);
 	itest_serve_print_bytes(proto_find(m, PROTO_T_OUTPUT));
 	putchar('\n');
@@ -240,11 +239,10 @@ itest_serve_result(const struct proto_msg *m, const char *what)
  * "PREFIXdone state=S count=C"; the count must match.
  */
 static void
-itest_serve_results(struct itest_serve *a, const char *what,
-    const char *prefix)
+itest_serve_results(struct itest_serve *a, const char *what, const char *prefix)
 {
-	struct itest_msg	msg;
-	uint64_t		n = 0, state = 0, count = 0;
+	struct itest_msg msg;
+	uint64_t	 n = 0, state = 0, count = 0;
 
 	for (;;) {
 		itest_serve_recv(a, &msg);
@@ -273,9 +271,9 @@ static void
 itest_serve_run(struct itest_serve *a, char **argv, uint64_t iterations,
     uint64_t warmups)
 {
-	struct proto_buf	b = { 0 };
-	struct itest_msg	msg;
-	uint64_t		pid = 0;
+	struct proto_buf b = { 0 };
+	struct itest_msg msg;
+	uint64_t	 pid = 0;
 
 	proto_begin(&b, PROTO_RUN);
 	proto_add_str(&b, PROTO_T_RUN_ID, ITEST_SERVE_RUN_ID);
@@ -310,10 +308,10 @@ itest_serve_fetch(struct itest_serve *a)
 static int
 itest_serve_end(struct itest_serve *a)
 {
-	struct proto_buf	 b = { 0 };
-	struct itest_msg	 msg;
-	char			*id, extra;
-	int			 status;
+	struct proto_buf b = { 0 };
+	struct itest_msg msg;
+	char		*id, extra;
+	int		 status;
 
 	itest_serve_send_id(a, PROTO_ACK);
 	itest_serve_expect(a, PROTO_ACKED, &msg);
@@ -338,9 +336,9 @@ itest_serve_end(struct itest_serve *a)
 int
 main(int argc, char **argv)
 {
-	struct itest_serve	 a;
-	uint64_t		 iterations = 1, warmups = 0;
-	int			 c, sep;
+	struct itest_serve a;
+	uint64_t	   iterations = 1, warmups = 0;
+	int		   c, sep;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	while ((c = getopt(argc, argv, "+n:w:")) != -1) {
@@ -366,7 +364,8 @@ main(int argc, char **argv)
 	itest_serve_fetch(&a);
 	return itest_serve_end(&a) == 0 ? 0 : 1;
 usage:
-	fprintf(stderr, "usage: itest-serve [-n ITERATIONS] [-w WARMUPS] "
+	fprintf(stderr,
+	    "usage: itest-serve [-n ITERATIONS] [-w WARMUPS] "
 	    "DIR AGENT... -- ARGV...\n");
 	return 2;
 }

@@ -18,7 +18,7 @@
 static struct ssh_host *
 itest_connect(const struct machine *m, int flags)
 {
-	struct ssh_host	*h;
+	struct ssh_host *h;
 	char		*cause = NULL;
 
 	if ((h = ssh_host_connect(m, flags, &cause)) == NULL)
@@ -39,7 +39,7 @@ itest_exec(struct ssh_host *h, const char *cmd, struct ssh_host_result *res)
 static int
 itest_cmd_connect(const struct machine *m, int flags)
 {
-	struct ssh_host	*h;
+	struct ssh_host *h;
 	char		*cause = NULL;
 
 	if ((h = ssh_host_connect(m, flags, &cause)) == NULL) {
@@ -55,10 +55,10 @@ itest_cmd_connect(const struct machine *m, int flags)
 static int
 itest_cmd_exec(const struct machine *m, int flags, const char *cmd)
 {
-	struct ssh_host		*h = itest_connect(m, flags);
-	struct ssh_host_result	 res;
-	char			*cause = NULL;
-	int			 status;
+	struct ssh_host	      *h = itest_connect(m, flags);
+	struct ssh_host_result res;
+	char		      *cause = NULL;
+	int		       status;
 
 	if (ssh_host_exec(h, cmd, &res, &cause) != 0) {
 		fprintf(stderr, "%s\n", cause);
@@ -86,8 +86,10 @@ itest_check_output(struct ssh_host *h)
 		driver_die("echo: out \"%s\" err \"%s\" status %d", res.out,
 		    res.err, res.status);
 	ssh_host_result_clear(&res);
-	itest_exec(h, "head -c 3000000 /dev/zero | tr '\\0' x; "
-	    "head -c 200000 /dev/zero | tr '\\0' y >&2", &res);
+	itest_exec(h,
+	    "head -c 3000000 /dev/zero | tr '\\0' x; "
+	    "head -c 200000 /dev/zero | tr '\\0' y >&2",
+	    &res);
 	if (res.out_len != 3000000 || res.err_len != 200000 ||
 	    strspn(res.out, "x") != 3000000 || res.status != 0)
 		driver_die("big output: %zu bytes out, %zu err, status %d",
@@ -104,9 +106,9 @@ itest_check_output(struct ssh_host *h)
 static void
 itest_check_quote(struct ssh_host *h)
 {
-	const char		*s = "it's $HOME `id` \"x\" \\ ; | * \n end";
-	struct ssh_host_result	 res;
-	char			*q = ssh_host_quote(s), *cmd;
+	const char	      *s = "it's $HOME `id` \"x\" \\ ; | * \n end";
+	struct ssh_host_result res;
+	char		      *q = ssh_host_quote(s), *cmd;
 
 	cmd = xasprintf("printf %%s %s", q);
 	itest_exec(h, cmd, &res);
@@ -122,10 +124,10 @@ itest_check_quote(struct ssh_host *h)
 static void
 itest_check_chan(struct ssh_host *h)
 {
-	struct ssh_host_chan	*ch;
-	char			*cause = NULL, out[200000], in[200000];
-	size_t			 i;
-	uint64_t		 t0;
+	struct ssh_host_chan *ch;
+	char		     *cause = NULL, out[200000], in[200000];
+	size_t		      i;
+	uint64_t	      t0;
 
 	if ((ch = ssh_host_chan_open(h, "cat", &cause)) == NULL)
 		driver_die("chan: %s", cause);
@@ -151,8 +153,8 @@ itest_check_chan(struct ssh_host *h)
 static void
 itest_check_chan_eof(struct ssh_host *h)
 {
-	struct ssh_host_chan	*ch;
-	char			*cause = NULL, b;
+	struct ssh_host_chan *ch;
+	char		     *cause = NULL, b;
 
 	ch = ssh_host_chan_open(h, "echo 'no such agent' >&2; exit 1", &cause);
 	if (ch == NULL)
@@ -183,10 +185,10 @@ itest_cmd_checks(const struct machine *m, int flags)
 static int
 itest_cmd_bench(const struct machine *m, int flags, int n)
 {
-	struct ssh_host		*h;
-	struct ssh_host_result	 res;
-	uint64_t		 t0, conn = 0;
-	int			 i, nconn = 5;
+	struct ssh_host	      *h;
+	struct ssh_host_result res;
+	uint64_t	       t0, conn = 0;
+	int		       i, nconn = 5;
 
 	for (i = 0; i < nconn; i++) {
 		t0 = driver_now_ns();
@@ -203,7 +205,7 @@ itest_cmd_bench(const struct machine *m, int flags, int n)
 		ssh_host_result_clear(&res);
 	}
 	printf("%s: connect+auth %.2f ms (mean of %d), per command %.3f ms "
-	    "(%d x true over one session)\n",
+	       "(%d x true over one session)\n",
 	    flags & SSH_HOST_NO_NODELAY ? "nodelay off" : "nodelay on",
 	    (double)conn / nconn / 1e6, nconn,
 	    (double)(driver_now_ns() - t0) / n / 1e6, n);
@@ -215,7 +217,7 @@ static int
 itest_cmd_upload(const struct machine *m, int flags, const char *local,
     const char *remote)
 {
-	struct ssh_host	*h = itest_connect(m, flags);
+	struct ssh_host *h = itest_connect(m, flags);
 	char		*cause = NULL;
 	uint64_t	 t0 = driver_now_ns();
 
@@ -233,9 +235,9 @@ itest_cmd_upload(const struct machine *m, int flags, const char *local,
 int
 main(int argc, char **argv)
 {
-	struct machine	 m;
-	const char	*cmd;
-	int		 flags, i, rc = 2;
+	struct machine m;
+	const char    *cmd;
+	int	       flags, i, rc = 2;
 
 	i = driver_machine(&m, &flags, argc, argv);
 	cmd = argv[i++];

@@ -23,11 +23,11 @@
 
 /* A scratch directory with a git repository and a series made in it. */
 struct fixture {
-	char	*dir;
-	char	*repo;
-	char	*base;		/* commit id */
-	char	*mbox;		/* format-patch --cover-letter --stdout */
-	char	*patches;	/* format-patch -o of the same commits */
+	char *dir;
+	char *repo;
+	char *base;    /* commit id */
+	char *mbox;    /* format-patch --cover-letter --stdout */
+	char *patches; /* format-patch -o of the same commits */
 };
 
 /* Runs a shell command built from fmt; fails the test if it fails. */
@@ -35,8 +35,8 @@ static void
 sh(const char *fmt, ...)
 {
 	va_list ap;
-	char *cmd;
-	int rc;
+	char   *cmd;
+	int	rc;
 
 	va_start(ap, fmt);
 	cmd = xvasprintf(fmt, ap);
@@ -51,11 +51,11 @@ sh(const char *fmt, ...)
 static char *
 slurp(const char *path, size_t *len)
 {
-	FILE *f = fopen(path, "rb");
-	char *buf = NULL;
+	FILE  *f = fopen(path, "rb");
+	char  *buf = NULL;
 	size_t size = 0;
-	FILE *m = open_memstream(&buf, &size);
-	int ch;
+	FILE  *m = open_memstream(&buf, &size);
+	int    ch;
 
 	assert_non_null(f);
 	while ((ch = getc(f)) != EOF)
@@ -67,7 +67,8 @@ slurp(const char *path, size_t *len)
 	return buf;
 }
 
-#define GIT "git -c user.name=Dev -c user.email=dev@localhost " \
+#define GIT                                                 \
+	"git -c user.name=Dev -c user.email=dev@localhost " \
 	"-c init.defaultBranch=main"
 
 /*
@@ -78,8 +79,8 @@ static int
 fixture_setup(void **state)
 {
 	struct fixture *f = xcalloc(1, sizeof *f);
-	char tmpl[] = "/tmp/kernels-unit.XXXXXX";
-	char *path;
+	char		tmpl[] = "/tmp/kernels-unit.XXXXXX";
+	char	       *path;
 
 	assert_non_null(mkdtemp(tmpl));
 	f->dir = xstrdup(tmpl);
@@ -87,13 +88,13 @@ fixture_setup(void **state)
 	f->mbox = xasprintf("%s/series.mbox", f->dir);
 	f->patches = xasprintf("%s/patches", f->dir);
 	sh("cd %s && " GIT " init -q repo && cd repo && "
-	    "printf 'a1\\na2\\na3\\n' > a.txt && "
-	    "printf 'b1\\nb2\\nb3\\n' > b.txt && git add . && "
-	    GIT " commit -q -m base && git rev-parse HEAD > ../base && "
-	    "sed -i s/a2/A2/ a.txt && " GIT " commit -q -am 'a: shout a2' && "
-	    "sed -i s/b2/B2/ b.txt && " GIT " commit -q -am 'b: shout b2' && "
-	    "git format-patch -q --cover-letter --stdout HEAD~2 > %s && "
-	    "git format-patch -q --cover-letter -o %s HEAD~2",
+	   "printf 'a1\\na2\\na3\\n' > a.txt && "
+	   "printf 'b1\\nb2\\nb3\\n' > b.txt && git add . && " GIT
+	   " commit -q -m base && git rev-parse HEAD > ../base && "
+	   "sed -i s/a2/A2/ a.txt && " GIT " commit -q -am 'a: shout a2' && "
+	   "sed -i s/b2/B2/ b.txt && " GIT " commit -q -am 'b: shout b2' && "
+	   "git format-patch -q --cover-letter --stdout HEAD~2 > %s && "
+	   "git format-patch -q --cover-letter -o %s HEAD~2",
 	    f->dir, f->mbox, f->patches);
 	path = xasprintf("%s/base", f->dir);
 	f->base = slurp(path, NULL);
@@ -123,7 +124,7 @@ fixture_teardown(void **state)
 static struct series *
 load_ok(const char *path)
 {
-	char *cause = NULL;
+	char	      *cause = NULL;
 	struct series *s = series_load(path, &cause);
 
 	if (s == NULL)
@@ -135,7 +136,7 @@ load_ok(const char *path)
 static char *
 load_fail(const char *path)
 {
-	char *cause = NULL;
+	char	      *cause = NULL;
 	struct series *s = series_load(path, &cause);
 
 	assert_null(s);
@@ -148,7 +149,7 @@ static void
 test_series_mbox(void **state)
 {
 	struct fixture *f = *state;
-	struct series *s = load_ok(f->mbox);
+	struct series  *s = load_ok(f->mbox);
 
 	assert_int_equal(s->n, 2);
 	assert_int_equal(s->patches[0].number, 1);
@@ -171,15 +172,15 @@ static void
 test_series_shuffled(void **state)
 {
 	struct fixture *f = *state;
-	char *shuffled = xasprintf("%s/shuffled.mbox", f->dir);
-	struct series *s, *ordered, *dir;
-	size_t i;
+	char	       *shuffled = xasprintf("%s/shuffled.mbox", f->dir);
+	struct series  *s, *ordered, *dir;
+	size_t		i;
 
 	sh("cd %s && cat 0002-*.patch > %s && "
-	    "printf 'From nobody Mon Sep 17 00:00:00 2001\\nFrom: Reviewer "
-	    "<r@localhost>\\nSubject: Re: [PATCH 1/2] a: shout a2\\n\\n"
-	    "> -a2\\n> +A2\\nLooks fine.\\n' >> %s && "
-	    "cat 0000-cover-letter.patch 0001-*.patch >> %s",
+	   "printf 'From nobody Mon Sep 17 00:00:00 2001\\nFrom: Reviewer "
+	   "<r@localhost>\\nSubject: Re: [PATCH 1/2] a: shout a2\\n\\n"
+	   "> -a2\\n> +A2\\nLooks fine.\\n' >> %s && "
+	   "cat 0000-cover-letter.patch 0001-*.patch >> %s",
 	    f->patches, shuffled, shuffled, shuffled);
 	s = load_ok(shuffled);
 	ordered = load_ok(f->mbox);
@@ -208,12 +209,12 @@ static void
 test_series_errors(void **state)
 {
 	struct fixture *f = *state;
-	char *missing = xasprintf("%s/missing.mbox", f->dir);
-	char *dup = xasprintf("%s/dup.mbox", f->dir), *cause;
+	char	       *missing = xasprintf("%s/missing.mbox", f->dir);
+	char	       *dup = xasprintf("%s/dup.mbox", f->dir), *cause;
 
 	sh("cd %s && cat 0000-cover-letter.patch 0001-*.patch > %s && "
-	    "cat 0001-*.patch 0001-*.patch 0002-*.patch > %s", f->patches,
-	    missing, dup);
+	   "cat 0001-*.patch 0001-*.patch 0002-*.patch > %s",
+	    f->patches, missing, dup);
 	cause = load_fail(missing);
 	assert_non_null(strstr(cause, missing));
 	assert_non_null(strstr(cause, "patch 2/2 missing"));
@@ -233,7 +234,7 @@ test_series_errors(void **state)
 static struct kconfig *
 kparse(const char *text)
 {
-	char *cause = NULL;
+	char	       *cause = NULL;
 	struct kconfig *c = kconfig_parse("test.config", text, &cause);
 
 	if (c == NULL)
@@ -245,19 +246,21 @@ kparse(const char *text)
 static void
 test_kconfig_merge(void **state)
 {
-	struct kconfig *c = kparse("#\n# Linux/x86 6.1 Kernel Configuration\n"
-	    "CONFIG_A=y\n# CONFIG_B is not set\nCONFIG_C=\"x y\"\n\n");
+	struct kconfig *c =
+	    kparse("#\n# Linux/x86 6.1 Kernel Configuration\n"
+		   "CONFIG_A=y\n# CONFIG_B is not set\nCONFIG_C=\"x y\"\n\n");
 	struct kconfig *f1 = kparse("CONFIG_B=y\nCONFIG_D=m\n");
 	struct kconfig *f2 = kparse("# CONFIG_A is not set\nCONFIG_D=y\n"
-	    "CONFIG_E=64\n");
-	char *text;
+				    "CONFIG_E=64\n");
+	char	       *text;
 
 	(void)state;
 	assert_int_equal(c->n, 3);
 	assert_int_equal(kconfig_merge(c, f1), 1);
 	assert_int_equal(kconfig_merge(c, f2), 2);
 	text = kconfig_format(c);
-	assert_string_equal(text, "# CONFIG_A is not set\nCONFIG_B=y\n"
+	assert_string_equal(text,
+	    "# CONFIG_A is not set\nCONFIG_B=y\n"
 	    "CONFIG_C=\"x y\"\nCONFIG_D=y\nCONFIG_E=64\n");
 	free(text);
 	kconfig_free(c);
@@ -270,18 +273,19 @@ static void
 test_kconfig_unmet(void **state)
 {
 	struct kconfig *want = kparse("CONFIG_A=y\n# CONFIG_B is not set\n"
-	    "CONFIG_C=y\n# CONFIG_Z is not set\n");
+				      "CONFIG_C=y\n# CONFIG_Z is not set\n");
 	struct kconfig *have = kparse("CONFIG_A=y\nCONFIG_B=y\n");
-	char *unmet = kconfig_unmet(want, have), *cause = NULL;
+	char	       *unmet = kconfig_unmet(want, have), *cause = NULL;
 
 	(void)state;
-	assert_string_equal(unmet, "CONFIG_B: requested not set, got y\n"
+	assert_string_equal(unmet,
+	    "CONFIG_B: requested not set, got y\n"
 	    "CONFIG_C: requested y, got not set");
 	free(unmet);
 	assert_null(kconfig_unmet(have, have));
-	assert_null(kconfig_parse("frag.config", "CONFIG_A=y\nA=y\n",
-	    &cause));
-	assert_string_equal(cause, "frag.config:2: not a config line: "
+	assert_null(kconfig_parse("frag.config", "CONFIG_A=y\nA=y\n", &cause));
+	assert_string_equal(cause,
+	    "frag.config:2: not a config line: "
 	    "\"A=y\"");
 	free(cause);
 	kconfig_free(want);
@@ -320,11 +324,16 @@ test_variant_names(void **state)
 static char *
 key_of(const struct series *s, const char *arch, const char *config)
 {
-	const char *hashes[8], *configs[] = { config };
-	struct cache_key k = { .base = "0123abcd", .patches = hashes,
-	    .npatches = s->n, .configs = configs, .nconfigs = 1,
-	    .arch = arch, .cross_compile = "", .compiler = "gcc 12.2.0" };
-	size_t i;
+	const char	*hashes[8], *configs[] = { config };
+	struct cache_key k = { .base = "0123abcd",
+		.patches = hashes,
+		.npatches = s->n,
+		.configs = configs,
+		.nconfigs = 1,
+		.arch = arch,
+		.cross_compile = "",
+		.compiler = "gcc 12.2.0" };
+	size_t		 i;
 
 	for (i = 0; i < s->n && i < 8; i++)
 		hashes[i] = s->patches[i].hash;
@@ -336,9 +345,9 @@ static void
 test_cache_key(void **state)
 {
 	struct fixture *f = *state;
-	struct series *s = load_ok(f->mbox), *t;
-	char *text, *k1, *k2, *p, *cause = NULL;
-	size_t len;
+	struct series  *s = load_ok(f->mbox), *t;
+	char	       *text, *k1, *k2, *p, *cause = NULL;
+	size_t		len;
 
 	text = slurp(f->mbox, &len);
 	t = series_parse("copy.mbox", text, len, &cause);
@@ -407,11 +416,11 @@ static void
 test_worktree_variants(void **state)
 {
 	static const int p12[] = { 1, 2 }, p2[] = { 2 };
-	struct fixture *f = *state;
-	struct series *s = load_ok(f->mbox);
-	char *dir = xasprintf("%s/work/tree", f->dir), *cause = NULL;
+	struct fixture	*f = *state;
+	struct series	*s = load_ok(f->mbox);
+	char		*dir = xasprintf("%s/work/tree", f->dir), *cause = NULL;
 	struct worktree *wt;
-	char *first;
+	char		*first;
 
 	wt = worktree_open(f->repo, dir, f->base, NULL, NULL, &cause);
 	if (wt == NULL)
@@ -443,17 +452,17 @@ static void
 test_worktree_conflict(void **state)
 {
 	static const int p12[] = { 1, 2 };
-	struct fixture *f = *state;
-	char *bad = xasprintf("%s/bad.mbox", f->dir), *cause = NULL;
-	char *dir = xasprintf("%s/work/tree", f->dir);
+	struct fixture	*f = *state;
+	char		*bad = xasprintf("%s/bad.mbox", f->dir), *cause = NULL;
+	char		*dir = xasprintf("%s/work/tree", f->dir);
 	struct worktree *wt;
-	struct series *s;
+	struct series	*s;
 
-	sh("cd %s && git checkout -q -b other %s && sed -i s/b1/bx/ b.txt && "
-	    GIT " commit -q -am 'b: other base' && "
-	    "sed -i s/a2/A2/ a.txt && " GIT " commit -q -am 'a: shout a2' && "
-	    "sed -i s/b2/B2/ b.txt && " GIT " commit -q -am 'b: shout b2' && "
-	    "git format-patch -q --cover-letter --stdout HEAD~2 > %s",
+	sh("cd %s && git checkout -q -b other %s && sed -i s/b1/bx/ b.txt && " GIT
+	   " commit -q -am 'b: other base' && "
+	   "sed -i s/a2/A2/ a.txt && " GIT " commit -q -am 'a: shout a2' && "
+	   "sed -i s/b2/B2/ b.txt && " GIT " commit -q -am 'b: shout b2' && "
+	   "git format-patch -q --cover-letter --stdout HEAD~2 > %s",
 	    f->repo, f->base, bad);
 	s = load_ok(bad);
 	wt = worktree_open(f->repo, dir, f->base, NULL, NULL, &cause);
@@ -477,8 +486,8 @@ int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_series_mbox,
-		    fixture_setup, fixture_teardown),
+		cmocka_unit_test_setup_teardown(test_series_mbox, fixture_setup,
+		    fixture_teardown),
 		cmocka_unit_test_setup_teardown(test_series_shuffled,
 		    fixture_setup, fixture_teardown),
 		cmocka_unit_test_setup_teardown(test_series_errors,
@@ -486,8 +495,8 @@ main(void)
 		cmocka_unit_test(test_kconfig_merge),
 		cmocka_unit_test(test_kconfig_unmet),
 		cmocka_unit_test(test_variant_names),
-		cmocka_unit_test_setup_teardown(test_cache_key,
-		    fixture_setup, fixture_teardown),
+		cmocka_unit_test_setup_teardown(test_cache_key, fixture_setup,
+		    fixture_teardown),
 		cmocka_unit_test_setup_teardown(test_worktree_variants,
 		    fixture_setup, fixture_teardown),
 		cmocka_unit_test_setup_teardown(test_worktree_conflict,

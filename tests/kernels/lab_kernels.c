@@ -21,10 +21,10 @@ static int lab_failed;
 
 /* Counts output lines of make's compile steps seen in progress. */
 struct lab_progress {
-	size_t	lines;
-	size_t	compiles;
-	size_t	unmet;		/* fragment settings olddefconfig dropped */
-	FILE	*log;
+	size_t lines;
+	size_t compiles;
+	size_t unmet; /* fragment settings olddefconfig dropped */
+	FILE  *log;
 };
 
 /* Prints a check's result, TAP-like, and remembers failures. */
@@ -77,7 +77,7 @@ lab_read(const char *path, size_t *len)
 {
 	FILE *f = fopen(path, "rb");
 	char *buf;
-	long n;
+	long  n;
 
 	if (f == NULL || fseek(f, 0, SEEK_END) != 0 || (n = ftell(f)) < 0) {
 		if (f != NULL)
@@ -97,9 +97,9 @@ static int
 lab_file_has(const char *path, const char *needle)
 {
 	size_t len = 0;
-	char *buf = lab_read(path, &len);
-	int found = buf != NULL && memmem(buf, len, needle,
-	    strlen(needle)) != NULL;
+	char  *buf = lab_read(path, &len);
+	int    found =
+	    buf != NULL && memmem(buf, len, needle, strlen(needle)) != NULL;
 
 	free(buf);
 	return found;
@@ -136,62 +136,69 @@ static void
 lab_check_first(struct kbuild_result *r, size_t n, double wall)
 {
 	static const char *names[] = { "base", "patch 1", "patch 1+2" };
-	char *needle;
-	size_t i;
+	char		  *needle;
+	size_t		   i;
 
 	lab_check(n == 3, "three variants built (%zu)", n);
 	for (i = 0; i < n && i < 3; i++) {
-		lab_check(strcmp(r[i].name, names[i]) == 0, "variant %zu is "
-		    "\"%s\" (\"%s\")", i, names[i], r[i].name);
+		lab_check(strcmp(r[i].name, names[i]) == 0,
+		    "variant %zu is "
+		    "\"%s\" (\"%s\")",
+		    i, names[i], r[i].name);
 		lab_check(!r[i].cached, "%s was built", r[i].name);
 		lab_check(access(r[i].image, R_OK) == 0, "%s: image %s",
 		    r[i].name, r[i].image);
 		needle = xasprintf("#%s ", r[i].build_id);
-		lab_check(lab_file_has(r[i].image, needle), "%s: build id "
-		    "%s is in the image", r[i].name, r[i].build_id);
+		lab_check(lab_file_has(r[i].image, needle),
+		    "%s: build id "
+		    "%s is in the image",
+		    r[i].name, r[i].build_id);
 		free(needle);
 	}
 	if (n < 3)
 		return;
 	lab_check(strcmp(r[0].build_id, r[1].build_id) != 0 &&
-	    strcmp(r[1].build_id, r[2].build_id) != 0, "build ids differ");
+		strcmp(r[1].build_id, r[2].build_id) != 0,
+	    "build ids differ");
 	printf("# timings: full build (base) %.1f s, incremental patch 1 "
-	    "%.1f s, patch 1+2 %.1f s; all three with setup %.1f s\n",
+	       "%.1f s, patch 1+2 %.1f s; all three with setup %.1f s\n",
 	    r[0].seconds, r[1].seconds, r[2].seconds, wall);
 	printf("# ratio incremental/full: patch 1 %.3f, patch 1+2 %.3f\n",
 	    r[1].seconds / r[0].seconds, r[2].seconds / r[0].seconds);
 	lab_check(r[1].seconds < r[0].seconds / 2 &&
-	    r[2].seconds < r[0].seconds / 2,
+		r[2].seconds < r[0].seconds / 2,
 	    "incremental builds take less than half the full build");
 }
 
 /* Builds the good series twice: the second call must be all cache hits. */
 static void
-lab_build_good(char **argv, const char *const *frags,
-    struct kbuild_result **r, size_t *n)
+lab_build_good(char **argv, const char *const *frags, struct kbuild_result **r,
+    size_t *n)
 {
-	struct lab_progress p = { 0 };
+	struct lab_progress   p = { 0 };
 	struct kbuild_result *again = NULL;
-	struct kbuild_spec spec;
-	struct timespec start;
-	char *mbox = xasprintf("%s/good.mbox", argv[3]), *cause = NULL;
-	char *log = xasprintf("%s/progress.log", argv[3]), *hidden;
+	struct kbuild_spec    spec;
+	struct timespec	      start;
+	char	   *mbox = xasprintf("%s/good.mbox", argv[3]), *cause = NULL;
+	char	   *log = xasprintf("%s/progress.log", argv[3]), *hidden;
 	const char *wt;
-	size_t nagain = 0, i;
+	size_t	    nagain = 0, i;
 
 	lab_spec(&spec, argv, mbox, frags);
 	p.log = fopen(log, "w");
 	clock_gettime(CLOCK_MONOTONIC, &start);
-	if (kernels_build_series(&spec, lab_progress_cb, &p, r, n,
-	    &cause) == -1) {
+	if (kernels_build_series(&spec, lab_progress_cb, &p, r, n, &cause) ==
+	    -1) {
 		lab_check(0, "build of the series: %s", cause);
 		goto out;
 	}
 	lab_check_first(*r, *n, lab_since(&start));
 	lab_check(p.compiles > 100, "make compiled (%zu CC/LD lines)",
 	    p.compiles);
-	lab_check(p.unmet == 0, "the final configs have every fragment "
-	    "setting (%zu missing)", p.unmet);
+	lab_check(p.unmet == 0,
+	    "the final configs have every fragment "
+	    "setting (%zu missing)",
+	    p.unmet);
 	/* Without the worktree a second call can only succeed from cache. */
 	wt = spec.work_dir;
 	hidden = xasprintf("%s.hidden", wt);
@@ -199,15 +206,15 @@ lab_build_good(char **argv, const char *const *frags,
 	p.compiles = p.lines = 0;
 	clock_gettime(CLOCK_MONOTONIC, &start);
 	if (kernels_build_series(&spec, lab_progress_cb, &p, &again, &nagain,
-	    &cause) == -1)
+		&cause) == -1)
 		lab_check(0, "second call: %s", cause);
 	printf("# second call: %.3f s\n", lab_since(&start));
 	for (i = 0; i < nagain && i < *n; i++)
-		lab_check(again[i].cached && strcmp(again[i].build_id,
-		    (*r)[i].build_id) == 0, "second call: %s is a cache hit",
-		    again[i].name);
-	lab_check(nagain == *n && p.compiles == 0 &&
-	    access(wt, F_OK) == -1, "second call ran no make and made no "
+		lab_check(again[i].cached &&
+			strcmp(again[i].build_id, (*r)[i].build_id) == 0,
+		    "second call: %s is a cache hit", again[i].name);
+	lab_check(nagain == *n && p.compiles == 0 && access(wt, F_OK) == -1,
+	    "second call ran no make and made no "
 	    "worktree");
 	rename(hidden, wt);
 	free(hidden);
@@ -225,13 +232,13 @@ out:
 static void
 lab_build_bad(char **argv, const char *const *frags)
 {
-	struct lab_progress p = { 0 };
+	struct lab_progress   p = { 0 };
 	struct kbuild_result *r = NULL;
-	struct kbuild_spec spec;
-	struct timespec start;
-	char *mbox = xasprintf("%s/bad.mbox", argv[3]), *cause = NULL;
+	struct kbuild_spec    spec;
+	struct timespec	      start;
+	char  *mbox = xasprintf("%s/bad.mbox", argv[3]), *cause = NULL;
 	size_t n = 0;
-	int rc;
+	int    rc;
 
 	lab_spec(&spec, argv, mbox, frags);
 	clock_gettime(CLOCK_MONOTONIC, &start);
@@ -240,9 +247,11 @@ lab_build_bad(char **argv, const char *const *frags)
 	    cause != NULL ? cause : "(no error)");
 	lab_check(rc == -1 && cause != NULL, "bad series fails");
 	lab_check(cause != NULL && strstr(cause, "patch 2/2") != NULL &&
-	    strstr(cause, "init: mark the version banner of patch 2") !=
-	    NULL && strstr(cause, "init/version-timestamp.c") != NULL &&
-	    strstr(cause, "bad.mbox") != NULL, "the error names patch 2, its "
+		strstr(cause, "init: mark the version banner of patch 2") !=
+		    NULL &&
+		strstr(cause, "init/version-timestamp.c") != NULL &&
+		strstr(cause, "bad.mbox") != NULL,
+	    "the error names patch 2, its "
 	    "subject, the series file and the file that failed");
 	lab_check(p.compiles == 0, "nothing compiled for the bad series");
 	kernels_results_free(r, n);
@@ -267,14 +276,15 @@ static void
 lab_boot(const struct kbuild_result *r, const char *dir, int patches)
 {
 	char *console = xasprintf("%s/console-%s.log", dir, r->build_id);
-	char *cmd = xasprintf("timeout 120 qemu-system-x86_64 -accel tcg "
+	char *cmd = xasprintf(
+	    "timeout 120 qemu-system-x86_64 -accel tcg "
 	    "-m 256 -kernel '%s' -append 'console=ttyS0 panic=-1' "
 	    "-nographic -no-reboot -monitor none > '%s' 2>&1 < /dev/null",
 	    r->image, console);
 	char *needle = xasprintf("#%s ", r->build_id), *text, *line = NULL;
 	struct timespec start;
-	size_t len = 0;
-	int rc;
+	size_t		len = 0;
+	int		rc;
 
 	clock_gettime(CLOCK_MONOTONIC, &start);
 	rc = system(cmd);
@@ -283,13 +293,20 @@ lab_boot(const struct kbuild_result *r, const char *dir, int patches)
 		line = lab_version_line(text);
 	printf("# boot %s: %.1f s, qemu status %d: %s\n", r->name,
 	    lab_since(&start), rc, line != NULL ? line : "(no banner)");
-	lab_check(line != NULL && strstr(line, needle) != NULL, "boot %s: "
-	    "\"Linux version\" line shows build id %s", r->name, r->build_id);
-	lab_check(text != NULL && (strstr(text, "hilab: patch 1 of the lab "
-	    "series") != NULL) == (patches >= 1), "boot %s: patch 1's line "
-	    "%s", r->name, patches >= 1 ? "printed" : "absent");
-	lab_check(line != NULL && (strstr(line, "hilab-patch-2") != NULL) ==
-	    (patches >= 2), "boot %s: patch 2's banner %s", r->name,
+	lab_check(line != NULL && strstr(line, needle) != NULL,
+	    "boot %s: "
+	    "\"Linux version\" line shows build id %s",
+	    r->name, r->build_id);
+	lab_check(text != NULL &&
+		(strstr(text,
+		     "hilab: patch 1 of the lab "
+		     "series") != NULL) == (patches >= 1),
+	    "boot %s: patch 1's line "
+	    "%s",
+	    r->name, patches >= 1 ? "printed" : "absent");
+	lab_check(line != NULL &&
+		(strstr(line, "hilab-patch-2") != NULL) == (patches >= 2),
+	    "boot %s: patch 2's banner %s", r->name,
 	    patches >= 2 ? "shown" : "absent");
 	free(text);
 	free(line);
@@ -301,10 +318,10 @@ lab_boot(const struct kbuild_result *r, const char *dir, int patches)
 int
 main(int argc, char **argv)
 {
-	char *frag;
-	const char *frags[1];
+	char		     *frag;
+	const char	     *frags[1];
 	struct kbuild_result *r = NULL;
-	size_t n = 0, i;
+	size_t		      n = 0, i;
 
 	if (argc != 4) {
 		fprintf(stderr, "usage: lab_kernels GIT BASE RUNDIR\n");

@@ -37,10 +37,10 @@
 #include "machines/inventory.h"
 #include "machines/libvirt.h"
 
-#define PANIC_LIMIT_S	30.0
-#define LOAD_PROCS	2
+#define PANIC_LIMIT_S 30.0
+#define LOAD_PROCS    2
 
-static struct inventory	*inv;
+static struct inventory *inv;
 
 /* Prints a failure and exits 1. */
 static void __attribute__((format(printf, 1, 2), noreturn))
@@ -81,7 +81,7 @@ now_s(void)
 static struct machine *
 lab_machine(const char *name)
 {
-	char *cause = NULL;
+	char	       *cause = NULL;
 	struct machine *m;
 
 	if (inv == NULL &&
@@ -99,8 +99,8 @@ static struct backend *
 lab_backend(struct machine *m)
 {
 	struct libvirt_defaults d = { NULL, env("HILAB_LAB_INITRD"), 0 };
-	char *cause = NULL;
-	struct backend *b;
+	char		       *cause = NULL;
+	struct backend	       *b;
 
 	if ((b = backend_new(m, &cause)) == NULL)
 		die("%s", cause);
@@ -116,8 +116,8 @@ lab_boot(struct backend *b, const char *kname, const char *image_var,
     const char *cmdline)
 {
 	struct backend_kernel k = { kname, env(image_var), NULL, cmdline };
-	char *cause = NULL, *con;
-	double t0 = now_s(), t;
+	char		     *cause = NULL, *con;
+	double		      t0 = now_s(), t;
 
 	if (backend_boot(b, &k, &cause) != 0) {
 		con = backend_console(b);
@@ -152,8 +152,8 @@ fact_has(const struct agent_facts *f, const char *key, const char *needle)
 	const char *got = agent_facts_get(f, key);
 
 	if (got == NULL || strstr(got, needle) == NULL)
-		die("fact %s: \"%s\" lacks \"%s\"", key,
-		    got ? got : "(absent)", needle);
+		die("fact %s: \"%s\" lacks \"%s\"", key, got ? got : "(absent)",
+		    needle);
 }
 
 /* Checks the agent's facts against machine m and the kernel booted. */
@@ -162,15 +162,15 @@ lab_check(const struct machine *m, const char *release, const char *cmd)
 {
 	struct agent_facts f;
 	struct agent_conn *c;
-	char *cause = NULL, n[32];
-	double t0 = now_s();
+	char		  *cause = NULL, n[32];
+	double		   t0 = now_s();
 
 	if ((c = agent_connect(m, env("HILAB_AGENT_DIR"), &cause)) == NULL)
 		die("%s", cause);
 	if (agent_facts(c, &f, &cause) != 0)
 		die("%s", cause);
-	printf("  agent %s in %.2f s\n", agent_uploaded(c) ? "uploaded" :
-	    "reused", now_s() - t0);
+	printf("  agent %s in %.2f s\n",
+	    agent_uploaded(c) ? "uploaded" : "reused", now_s() - t0);
 	snprintf(n, sizeof(n), "%d", m->libvirt.vcpus);
 	fact_is(&f, "cpu.online", n);
 	snprintf(n, sizeof(n), "%d", m->topo.sockets);
@@ -197,7 +197,7 @@ static bool
 domain_exists(const char *uri, const char *name)
 {
 	virConnectPtr conn = virConnectOpen(uri);
-	virDomainPtr d;
+	virDomainPtr  d;
 
 	if (conn == NULL)
 		die("connect to %s", uri);
@@ -213,10 +213,10 @@ static void
 stray_domain(const struct machine *m, const char *cmdline, bool start)
 {
 	struct backend_kernel k = { "stray", env("HILAB_LAB_KERNEL_BASE"),
-	    env("HILAB_LAB_INITRD"), cmdline };
-	char *xml, *cause = NULL, *con;
-	virConnectPtr conn = virConnectOpen(m->libvirt.uri);
-	virDomainPtr d;
+		env("HILAB_LAB_INITRD"), cmdline };
+	char		     *xml, *cause = NULL, *con;
+	virConnectPtr	      conn = virConnectOpen(m->libvirt.uri);
+	virDomainPtr	      d;
 
 	con = xasprintf("%s/%s-stray.log", m->libvirt.console_dir, m->name);
 	if ((xml = domain_xml_new(m, &k, con, &cause)) == NULL)
@@ -248,11 +248,11 @@ lab_shutdown(struct backend *b)
 static void
 step_switch(struct machine *m)
 {
-	const char *base = env("HILAB_LAB_RELEASE_BASE");
-	const char *patched = env("HILAB_LAB_RELEASE_PATCHED");
+	const char     *base = env("HILAB_LAB_RELEASE_BASE");
+	const char     *patched = env("HILAB_LAB_RELEASE_PATCHED");
 	struct backend *b = lab_backend(m);
-	char *cause = NULL;
-	double t0;
+	char	       *cause = NULL;
+	double		t0;
 
 	if (strcmp(base, patched) == 0)
 		die("the lab's two kernels are the same release %s", base);
@@ -288,10 +288,10 @@ step_boot(struct machine *m)
 static void
 step_panic(struct machine *m)
 {
-	struct backend *b = lab_backend(m);
+	struct backend	     *b = lab_backend(m);
 	struct backend_kernel k = { "patch 1", env("HILAB_LAB_KERNEL_BASE"),
-	    NULL, "rdinit=/nonexistent" };
-	char *cause = NULL, *con, *want, *name = domain_xml_name(m);
+		NULL, "rdinit=/nonexistent" };
+	char  *cause = NULL, *con, *want, *name = domain_xml_name(m);
 	double t0 = now_s(), t;
 
 	if (backend_boot(b, &k, &cause) == 0)
@@ -299,7 +299,8 @@ step_panic(struct machine *m)
 	t = now_s() - t0;
 	printf("panic %s seen after %.1f s: %s\n", m->name, t, cause);
 	want = xasprintf("machine \"%s\": kernel \"patch 1\" panicked at "
-	    "boot: ", m->name);
+			 "boot: ",
+	    m->name);
 	if (strncmp(cause, want, strlen(want)) != 0 ||
 	    strstr(cause, "Kernel panic") == NULL)
 		die("cause \"%s\" does not start \"%s\"", cause, want);
@@ -322,8 +323,8 @@ static void
 step_cleanup(struct machine *m)
 {
 	const char *uri = m->libvirt.uri;
-	char *saved = m->name, *host = m->ssh.host, *cause = NULL;
-	int n;
+	char	   *saved = m->name, *host = m->ssh.host, *cause = NULL;
+	int	    n;
 
 	if (libvirt_cleanup_prefix(uri, "hilab-labtest-", &cause) == -1 ||
 	    libvirt_cleanup_prefix(uri, "hilab-labkeep", &cause) == -1)
@@ -355,7 +356,7 @@ static void
 load_start(pid_t *pids, int n)
 {
 	volatile unsigned long spin = 0;
-	int i;
+	int		       i;
 
 	for (i = 0; i < n; i++) {
 		if ((pids[i] = fork()) == -1)
@@ -390,10 +391,10 @@ cmp_double(const void *a, const void *b)
 
 /* Boots kernel k once; its time in *t, or its failure kind counted. */
 static bool
-boots_one(struct backend *b, const struct backend_kernel *k, int i,
-    double *t, int *failed)
+boots_one(struct backend *b, const struct backend_kernel *k, int i, double *t,
+    int *failed)
 {
-	char *cause = NULL;
+	char  *cause = NULL;
 	double t0 = now_s();
 
 	if (backend_boot(b, k, &cause) == 0) {
@@ -414,16 +415,16 @@ boots_one(struct backend *b, const struct backend_kernel *k, int i,
 static void
 step_boots(struct machine *m)
 {
-	const char *nv = getenv("HILAB_LAB_BOOTS");
-	const char *emu = getenv("HILAB_LAB_EMULATOR");
-	struct backend_kernel k[2] = {
-		{ "base", env("HILAB_LAB_KERNEL_BASE"), NULL, NULL },
+	const char	     *nv = getenv("HILAB_LAB_BOOTS");
+	const char	     *emu = getenv("HILAB_LAB_EMULATOR");
+	struct backend_kernel k[2] = { { "base", env("HILAB_LAB_KERNEL_BASE"),
+					   NULL, NULL },
 		{ "patched", env("HILAB_LAB_KERNEL_PATCHED"), NULL, NULL } };
-	int n = nv != NULL ? atoi(nv) : 50, i, ok = 0;
-	int failed[BACKEND_FAIL_CONFIG + 1] = { 0 };
-	pid_t load[LOAD_PROCS];
-	struct backend *b;
-	double *t;
+	int		      n = nv != NULL ? atoi(nv) : 50, i, ok = 0;
+	int		      failed[BACKEND_FAIL_CONFIG + 1] = { 0 };
+	pid_t		      load[LOAD_PROCS];
+	struct backend	     *b;
+	double		     *t;
 
 	if (n < 1)
 		die("HILAB_LAB_BOOTS must be a positive number");
@@ -442,12 +443,14 @@ step_boots(struct machine *m)
 	backend_free(b);
 	qsort(t, (size_t)ok, sizeof(*t), cmp_double);
 	printf("boots %s (%s, %d spinning): %d boots, %d up, %d hung, "
-	    "%d emulator failures, %d kernel failures; median %.1f s, "
-	    "max %.1f s\n", m->name, m->libvirt.emulator, LOAD_PROCS, n, ok,
+	       "%d emulator failures, %d kernel failures; median %.1f s, "
+	       "max %.1f s\n",
+	    m->name, m->libvirt.emulator, LOAD_PROCS, n, ok,
 	    failed[BACKEND_FAIL_HANG], failed[BACKEND_FAIL_EMULATOR],
 	    failed[BACKEND_FAIL_KERNEL] + failed[BACKEND_FAIL_CONFIG],
-	    ok > 0 ? (ok % 2 ? t[ok / 2] : (t[ok / 2 - 1] + t[ok / 2]) / 2) :
-	    0.0, ok > 0 ? t[ok - 1] : 0.0);
+	    ok > 0 ? (ok % 2 ? t[ok / 2] : (t[ok / 2 - 1] + t[ok / 2]) / 2)
+		   : 0.0,
+	    ok > 0 ? t[ok - 1] : 0.0);
 	free(t);
 	if (ok != n && (emu == NULL || *emu == '\0'))
 		die("%d of %d boots did not come up", n - ok, n);

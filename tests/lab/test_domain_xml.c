@@ -15,10 +15,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <cmocka.h>
 #include <libxml/parser.h>
 #include <libxml/xpath.h>
 #include <libxml/xpathInternals.h>
+#include <cmocka.h>
 
 #include "common/xmalloc.h"
 #include "machines/backend.h"
@@ -26,17 +26,17 @@
 #include "machines/inventory.h"
 #include "tests/lib/skip.h"
 
-#define VALIDATOR	"/usr/bin/virt-xml-validate"
-#define CONSOLE		"/var/lib/hilab/console/vm32-20250101-000000.000.log"
+#define VALIDATOR "/usr/bin/virt-xml-validate"
+#define CONSOLE	  "/var/lib/hilab/console/vm32-20250101-000000.000.log"
 
-static bool	validator_missing;
+static bool validator_missing;
 
 /* Loads the seed-0 VM from the examples. */
 static struct inventory *
 load_vm32(void)
 {
-	const char *src = getenv("HILAB_SRCDIR");
-	char *path, *cause = NULL;
+	const char	 *src = getenv("HILAB_SRCDIR");
+	char		 *path, *cause = NULL;
 	struct inventory *inv;
 
 	path = xasprintf("%s/examples/machines/vm32.yaml", src ? src : ".");
@@ -53,15 +53,14 @@ static char *
 xpath_text(xmlDocPtr doc, const char *xpath)
 {
 	xmlXPathContextPtr ctx = xmlXPathNewContext(doc);
-	xmlXPathObjectPtr o;
-	xmlChar *c;
-	char *s = NULL;
+	xmlXPathObjectPtr  o;
+	xmlChar		  *c;
+	char		  *s = NULL;
 
 	xmlXPathRegisterNs(ctx, BAD_CAST "qemu",
 	    BAD_CAST "http://libvirt.org/schemas/domain/qemu/1.0");
 	o = xmlXPathEvalExpression(BAD_CAST xpath, ctx);
-	if (o != NULL && o->nodesetval != NULL &&
-	    o->nodesetval->nodeNr == 1) {
+	if (o != NULL && o->nodesetval != NULL && o->nodesetval->nodeNr == 1) {
 		c = xmlNodeGetContent(o->nodesetval->nodeTab[0]);
 		s = xstrdup((const char *)c);
 		xmlFree(c);
@@ -88,9 +87,9 @@ assert_xpath(xmlDocPtr doc, const char *xpath, const char *want)
 static int
 validate(const char *xml)
 {
-	char path[] = "/tmp/hilab-domain-XXXXXX";
+	char  path[] = "/tmp/hilab-domain-XXXXXX";
 	char *cmd;
-	int fd, st;
+	int   fd, st;
 
 	if (access(VALIDATOR, X_OK) != 0)
 		return -1;
@@ -109,12 +108,12 @@ validate(const char *xml)
 static void
 test_seed0(void **state)
 {
-	struct inventory *inv = load_vm32();
+	struct inventory     *inv = load_vm32();
 	struct backend_kernel k = { "patch 1", "/var/lib/hilab/k/bzImage",
-	    "/var/lib/hilab/lab/image.cpio.gz", "hilab.boot=3 quiet" };
-	char *xml, *cause = NULL;
-	xmlDocPtr doc;
-	int rc;
+		"/var/lib/hilab/lab/image.cpio.gz", "hilab.boot=3 quiet" };
+	char		     *xml, *cause = NULL;
+	xmlDocPtr	      doc;
+	int		      rc;
 
 	(void)state;
 	xml = domain_xml_new(inv->machines[0], &k, CONSOLE, &cause);
@@ -136,7 +135,8 @@ test_seed0(void **state)
 	assert_xpath(doc, "/domain/cpu/numa/cell[@id='1']/@memory", "2097152");
 	assert_xpath(doc, "/domain/os/kernel", k.image);
 	assert_xpath(doc, "/domain/os/initrd", k.initrd);
-	assert_xpath(doc, "/domain/os/cmdline", "console=ttyS0 panic=1 "
+	assert_xpath(doc, "/domain/os/cmdline",
+	    "console=ttyS0 panic=1 "
 	    "rt_group_sched=0 hilab.boot=3 quiet");
 	assert_xpath(doc, "/domain/on_reboot", "destroy");
 	assert_xpath(doc, "/domain/on_crash", "destroy");
@@ -162,13 +162,13 @@ test_seed0(void **state)
 static void
 test_escaping(void **state)
 {
-	struct inventory *inv = load_vm32();
-	struct machine *m = inv->machines[0];
-	const char *nasty = "a<b && c>'d' \"e\" </cmdline><x>";
-	struct backend_kernel k = { "base", "/var/lib/hilab/k/a&b'c.img",
-	    NULL, nasty };
-	char *xml, *cause = NULL, *want;
-	xmlDocPtr doc;
+	struct inventory     *inv = load_vm32();
+	struct machine	     *m = inv->machines[0];
+	const char	     *nasty = "a<b && c>'d' \"e\" </cmdline><x>";
+	struct backend_kernel k = { "base", "/var/lib/hilab/k/a&b'c.img", NULL,
+		nasty };
+	char		     *xml, *cause = NULL, *want;
+	xmlDocPtr	      doc;
 
 	(void)state;
 	free(m->name);
@@ -198,11 +198,11 @@ test_escaping(void **state)
 static void
 test_flat_topology(void **state)
 {
-	struct inventory *inv = load_vm32();
-	struct machine *m = inv->machines[0];
+	struct inventory     *inv = load_vm32();
+	struct machine	     *m = inv->machines[0];
 	struct backend_kernel k = { "base", "/k", NULL, NULL };
-	char *xml, *cause = NULL;
-	xmlDocPtr doc;
+	char		     *xml, *cause = NULL;
+	xmlDocPtr	      doc;
 
 	(void)state;
 	m->topo.sockets = m->topo.cores = m->topo.threads = -1;
@@ -245,11 +245,11 @@ assert_refused(const struct machine *m, const struct backend_kernel *k,
 static void
 test_refused(void **state)
 {
-	struct inventory *inv = load_vm32();
-	struct machine *m = inv->machines[0];
+	struct inventory     *inv = load_vm32();
+	struct machine	     *m = inv->machines[0];
 	struct backend_kernel k = { "base", "/k", NULL, NULL };
 	struct backend_kernel none = { "base", NULL, NULL, NULL };
-	char *host = m->ssh.host;
+	char		     *host = m->ssh.host;
 
 	(void)state;
 	assert_refused(m, &none, "no kernel image");
@@ -268,16 +268,18 @@ test_refused(void **state)
 static struct inventory *
 load_vm_with(const char *extra)
 {
-	char dir[] = "/tmp/hilab-dx-XXXXXX", *path, *cause = NULL;
+	char		  dir[] = "/tmp/hilab-dx-XXXXXX", *path, *cause = NULL;
 	struct inventory *inv;
-	FILE *fp;
+	FILE		 *fp;
 
 	assert_non_null(mkdtemp(dir));
 	path = xasprintf("%s/vm.yaml", dir);
 	assert_non_null(fp = fopen(path, "w"));
-	fprintf(fp, "name: vm\nkind: libvirt\nssh: {host: 127.0.0.11, "
+	fprintf(fp,
+	    "name: vm\nkind: libvirt\nssh: {host: 127.0.0.11, "
 	    "port: 2222, identity: k, known_hosts: kh}\nlibvirt:\n"
-	    "  vcpus: 2\n  memory: 1G\n%s", extra);
+	    "  vcpus: 2\n  memory: 1G\n%s",
+	    extra);
 	fclose(fp);
 	inv = inventory_load_file(path, &cause);
 	if (inv == NULL)
@@ -295,12 +297,12 @@ load_vm_with(const char *extra)
 static void
 test_emulator(void **state)
 {
-	const char *src = getenv("HILAB_SRCDIR");
+	const char	     *src = getenv("HILAB_SRCDIR");
 	struct backend_kernel k = { "base", "/k", NULL, NULL };
-	struct inventory *inv;
-	char *wrapper, *line, *xml, *cause = NULL;
-	xmlDocPtr doc;
-	int rc;
+	struct inventory     *inv;
+	char		     *wrapper, *line, *xml, *cause = NULL;
+	xmlDocPtr	      doc;
+	int		      rc;
 
 	(void)state;
 	inv = load_vm32();
@@ -336,10 +338,10 @@ test_emulator(void **state)
 static void
 test_ssh_backend(void **state)
 {
-	struct machine m = { .name = "box", .kind = MACHINE_SSH };
+	struct machine	      m = { .name = "box", .kind = MACHINE_SSH };
 	struct backend_kernel k = { "patch 1", "/k", NULL, NULL };
-	struct backend *b;
-	char *cause = NULL;
+	struct backend	     *b;
+	char		     *cause = NULL;
 
 	(void)state;
 	b = backend_new(&m, &cause);
@@ -347,7 +349,8 @@ test_ssh_backend(void **state)
 	assert_string_equal(b->ops->name, "ssh");
 	assert_int_equal(backend_boot(b, NULL, &cause), 0);
 	assert_int_equal(backend_boot(b, &k, &cause), -1);
-	assert_string_equal(cause, "machine \"box\": kernel \"patch 1\": "
+	assert_string_equal(cause,
+	    "machine \"box\": kernel \"patch 1\": "
 	    "kernel switching on ssh hosts is not supported yet");
 	assert_null(backend_console(b));
 	free(cause);
@@ -370,8 +373,10 @@ main(void)
 	rc = cmocka_run_group_tests(tests, NULL, NULL);
 	xmlCleanupParser();
 	if (rc == 0 && validator_missing)
-		return SKIP_MISSING_EXIT("%s missing (apt-get install "
+		return SKIP_MISSING_EXIT(
+		    "%s missing (apt-get install "
 		    "libvirt-clients libxml2-utils): the schema check did "
-		    "not run", VALIDATOR);
+		    "not run",
+		    VALIDATOR);
 	return rc;
 }

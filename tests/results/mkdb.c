@@ -20,10 +20,10 @@
 #include <sys/wait.h>
 #include <time.h>
 
-#include "common/xmalloc.h"
-#include "hilabd/ingest.h"
-#include "db/db.h"
 #include "benchmarks/catalog.h"
+#include "common/xmalloc.h"
+#include "db/db.h"
+#include "hilabd/ingest.h"
 #include "jobs/job.h"
 #include "jobs/plan.h"
 #include "machines/agent_client.h"
@@ -52,14 +52,13 @@ static const char job_vectors[] =
     "    iterations: 1\n"
     "    warmups: 0\n";
 
-static const char job_real[] =
-    "name: hackbench-real\n"
-    "machines: [lab1]\n"
-    "benchmarks:\n"
-    "  - name: hackbench\n"
-    "    params: {groups: [1, 2], loops: 50}\n"
-    "    iterations: 3\n"
-    "    warmups: 1\n";
+static const char job_real[] = "name: hackbench-real\n"
+			       "machines: [lab1]\n"
+			       "benchmarks:\n"
+			       "  - name: hackbench\n"
+			       "    params: {groups: [1, 2], loops: 50}\n"
+			       "    iterations: 3\n"
+			       "    warmups: 1\n";
 
 static const char job_envdiff[] =
     "name: envdiff\n"
@@ -75,8 +74,7 @@ static const char job_envdiff[] =
     "    warmups: 0\n";
 
 /* Stops the program with a message. */
-static void __attribute__((noreturn))
-die(const char *what, char *cause)
+static void __attribute__((noreturn)) die(const char *what, char *cause)
 {
 	fprintf(stderr, "results-mkdb: %s: %s\n", what, cause ? cause : "");
 	exit(1);
@@ -86,9 +84,9 @@ die(const char *what, char *cause)
 static void
 facts_read(const char *path, struct agent_facts *f)
 {
-	char	 line[8192], *eq;
-	FILE	*fp;
-	size_t	 len;
+	char   line[8192], *eq;
+	FILE  *fp;
+	size_t len;
 
 	if ((fp = fopen(path, "r")) == NULL)
 		die(path, "cannot open");
@@ -99,7 +97,8 @@ facts_read(const char *path, struct agent_facts *f)
 		if ((eq = strchr(line, '=')) != NULL) {
 			f->v[f->n].key = xstrndup(line, (size_t)(eq - line));
 			f->v[f->n].value = xstrdup(eq + 1);
-		} else if (len > 9 && strcmp(line + len - 9, " (absent)") == 0) {
+		} else if (len > 9 &&
+		    strcmp(line + len - 9, " (absent)") == 0) {
 			f->v[f->n].key = xstrndup(line, len - 9);
 			f->v[f->n].value = NULL;
 		} else
@@ -113,7 +112,7 @@ facts_read(const char *path, struct agent_facts *f)
 static void
 facts_set(struct agent_facts *f, const char *key, const char *value)
 {
-	size_t	 i;
+	size_t i;
 
 	for (i = 0; i < f->n; i++) {
 		if (strcmp(f->v[i].key, key) == 0) {
@@ -130,26 +129,27 @@ static int64_t
 job_add(struct db *db, const struct catalog *cat, const char *text,
     struct job **job, struct plan *plan, int64_t **kernels)
 {
-	char	*cause = NULL, *json, *spec, *cmdline;
-	int64_t	 id;
-	size_t	 i, j;
+	char   *cause = NULL, *json, *spec, *cmdline;
+	int64_t id;
+	size_t	i, j;
 
 	if ((*job = job_load_string("job.yaml", text, strlen(text), cat, NULL,
-	    &cause)) == NULL)
+		 &cause)) == NULL)
 		die("job", cause);
 	json = job_to_json(*job);
 	if ((id = db_job_insert(db, (*job)->name, "jobs/job.yaml", json,
-	    &cause)) == -1)
+		 &cause)) == -1)
 		die("job insert", cause);
 	free(json);
 	if (plan_build(*job, plan, &cause) == -1)
 		die("plan", cause);
 	for (i = 0; i < (*job)->nbenchmarks; i++)
 		for (j = 0; j < (*job)->benchmarks[i].nmetrics; j++) {
-			struct job_metric *m = &(*job)->benchmarks[i].metrics[j];
+			struct job_metric *m =
+			    &(*job)->benchmarks[i].metrics[j];
 
 			if (db_metric_upsert(db, m->name, m->unit, m->direction,
-			    m->statistic, &cause) == -1)
+				m->statistic, &cause) == -1)
 				die("metric", cause);
 		}
 	*kernels = xcalloc((*job)->nkernels, sizeof **kernels);
@@ -158,11 +158,12 @@ job_add(struct db *db, const struct catalog *cat, const char *text,
 
 		cmdline = job_kernel_cmdline(*job, k);
 		spec = xasprintf("{\"image\":%s%s%s,\"kind\":\"%s\","
-		    "\"patches\":%zu}", k->image ? "\"" : "",
-		    k->image ? k->image : "null", k->image ? "\"" : "",
-		    job_kernel_kind_name(k->kind), k->npatches);
+				 "\"patches\":%zu}",
+		    k->image ? "\"" : "", k->image ? k->image : "null",
+		    k->image ? "\"" : "", job_kernel_kind_name(k->kind),
+		    k->npatches);
 		if (((*kernels)[i] = db_kernel_upsert(db, k->name, cmdline,
-		    spec, &cause)) == -1)
+			 spec, &cause)) == -1)
 			die("kernel", cause);
 		free(cmdline);
 		free(spec);
@@ -174,12 +175,12 @@ job_add(struct db *db, const struct catalog *cat, const char *text,
 
 /* Inserts a planned run and starts it with the facts. */
 static int64_t
-run_add(struct db *db, int64_t job, const struct plan_run *p,
-    int64_t kernel, const struct agent_facts *f)
+run_add(struct db *db, int64_t job, const struct plan_run *p, int64_t kernel,
+    const struct agent_facts *f)
 {
-	struct db_run	 r;
-	char		*cause = NULL, *facts, *rid;
-	int64_t		 id;
+	struct db_run r;
+	char	     *cause = NULL, *facts, *rid;
+	int64_t	      id;
 
 	memset(&r, 0, sizeof r);
 	r.job = job;
@@ -196,9 +197,9 @@ run_add(struct db *db, int64_t job, const struct plan_run *p,
 	facts = ingest_facts_json(f);
 	rid = xasprintf("j%lld-r%lld", (long long)job, (long long)id);
 	if (db_run_start(db, id, rid, facts, &cause) == -1 ||
-	    db_kernel_set_version(db, kernel, agent_facts_get(f,
-	    "kernel.release"), agent_facts_get(f, "kernel.version"),
-	    &cause) == -1)
+	    db_kernel_set_version(db, kernel,
+		agent_facts_get(f, "kernel.release"),
+		agent_facts_get(f, "kernel.version"), &cause) == -1)
 		die("run start", cause);
 	free(facts);
 	free(rid);
@@ -207,13 +208,13 @@ run_add(struct db *db, int64_t job, const struct plan_run *p,
 
 /* Stores given values of one metric as a run's iterations. */
 static void
-run_values(struct db *db, int64_t run, const char *metric,
-    const double *x, size_t n)
+run_values(struct db *db, int64_t run, const char *metric, const double *x,
+    size_t n)
 {
-	struct db_result	 res = { .run = run };
-	struct db_sample	 s;
-	char			*cause = NULL;
-	size_t			 i;
+	struct db_result res = { .run = run };
+	struct db_sample s;
+	char		*cause = NULL;
+	size_t		 i;
 
 	for (i = 0; i < n; i++) {
 		res.seq = (int64_t)i;
@@ -234,7 +235,7 @@ static void
 vector_sample(const struct plan_run *p, int is_base, double *v,
     const char **metric)
 {
-	int	 r = p->round;
+	int r = p->round;
 
 	if (strcmp(p->benchmark, "tbench") == 0) {
 		*metric = "throughput";
@@ -252,20 +253,20 @@ static void
 build_vectors(struct db *db, const struct catalog *cat, const char *text,
     struct agent_facts *f, const char *governor)
 {
-	struct job	*job;
-	struct plan	 plan = { 0 };
-	const char	*metric, *host = agent_facts_get(f, "cpufreq.governor");
-	char		*saved = host ? xstrdup(host) : NULL, *cause = NULL;
-	int64_t		*kernels, job_id, run;
-	double		 v;
-	size_t		 i;
+	struct job *job;
+	struct plan plan = { 0 };
+	const char *metric, *host = agent_facts_get(f, "cpufreq.governor");
+	char	   *saved = host ? xstrdup(host) : NULL, *cause = NULL;
+	int64_t	   *kernels, job_id, run;
+	double	    v;
+	size_t	    i;
 
 	job_id = job_add(db, cat, text, &job, &plan, &kernels);
 	for (i = 0; i < plan.n; i++) {
 		const struct plan_run *p = &plan.runs[i];
 
-		facts_set(f, "cpufreq.governor", p->kernel_index == 1 &&
-		    governor ? governor : saved);
+		facts_set(f, "cpufreq.governor",
+		    p->kernel_index == 1 && governor ? governor : saved);
 		run = run_add(db, job_id, p, kernels[p->kernel_index], f);
 		vector_sample(p, p->kernel_index == 0, &v, &metric);
 		run_values(db, run, metric, &v, 1);
@@ -283,12 +284,12 @@ build_vectors(struct db *db, const struct catalog *cat, const char *text,
 static char *
 run_here(const struct plan_run *p, int64_t *exit_status, uint64_t *wall)
 {
-	char		*cmd = xstrdup(""), *t, *out = NULL;
-	struct timespec	 a, b;
-	size_t		 len = 0, n;
-	char		 buf[4096];
-	FILE		*fp;
-	int		 i, st;
+	char	       *cmd = xstrdup(""), *t, *out = NULL;
+	struct timespec a, b;
+	size_t		len = 0, n;
+	char		buf[4096];
+	FILE	       *fp;
+	int		i, st;
 
 	for (i = 0; p->argv[i] != NULL; i++) {
 		t = xasprintf("%s '%s'", cmd, p->argv[i]);
@@ -321,19 +322,19 @@ run_here(const struct plan_run *p, int64_t *exit_status, uint64_t *wall)
 static void
 build_real(struct db *db, const struct catalog *cat, struct agent_facts *f)
 {
-	struct agent_result	 res;
-	struct job		*job;
-	struct plan		 plan = { 0 };
-	char			*cause = NULL, *problem = NULL, *out;
-	int64_t			*kernels, job_id, run;
-	size_t			 i;
-	int			 k;
+	struct agent_result res;
+	struct job	   *job;
+	struct plan	    plan = { 0 };
+	char		   *cause = NULL, *problem = NULL, *out;
+	int64_t		   *kernels, job_id, run;
+	size_t		    i;
+	int		    k;
 
 	job_id = job_add(db, cat, job_real, &job, &plan, &kernels);
 	for (i = 0; i < plan.n; i++) {
 		run = run_add(db, job_id, &plan.runs[i], kernels[0], f);
 		for (k = 0; k < plan.runs[i].warmups + plan.runs[i].iterations;
-		    k++) {
+		     k++) {
 			memset(&res, 0, sizeof res);
 			res.seq = (uint64_t)k;
 			res.warmup = k < plan.runs[i].warmups;
@@ -342,7 +343,8 @@ build_real(struct db *db, const struct catalog *cat, struct agent_facts *f)
 			res.output = out;
 			res.output_len = strlen(out);
 			if (ingest_result(db, run, &plan.runs[i], &res,
-			    &problem, &cause) == -1 || problem != NULL)
+				&problem, &cause) == -1 ||
+			    problem != NULL)
 				die("ingest", cause ? cause : problem);
 			free(out);
 		}
@@ -359,14 +361,15 @@ build_real(struct db *db, const struct catalog *cat, struct agent_facts *f)
 int
 main(int argc, char **argv)
 {
-	struct agent_facts	 f = { 0 };
-	struct catalog		*cat;
-	struct db		*db;
-	const char		*src = getenv("HILAB_SRCDIR"), *gov;
-	char			*cause = NULL, *dir;
+	struct agent_facts f = { 0 };
+	struct catalog	  *cat;
+	struct db	  *db;
+	const char	  *src = getenv("HILAB_SRCDIR"), *gov;
+	char		  *cause = NULL, *dir;
 
 	if (argc != 3 || src == NULL) {
-		fprintf(stderr, "usage: results-mkdb DB FACTS (HILAB_SRCDIR "
+		fprintf(stderr,
+		    "usage: results-mkdb DB FACTS (HILAB_SRCDIR "
 		    "set)\n");
 		return 2;
 	}
@@ -380,8 +383,9 @@ main(int argc, char **argv)
 	build_vectors(db, cat, job_vectors, &f, NULL);
 	build_real(db, cat, &f);
 	gov = agent_facts_get(&f, "cpufreq.governor");
-	build_vectors(db, cat, job_envdiff, &f, gov != NULL &&
-	    strcmp(gov, "powersave") == 0 ? "performance" : "powersave");
+	build_vectors(db, cat, job_envdiff, &f,
+	    gov != NULL && strcmp(gov, "powersave") == 0 ? "performance"
+							 : "powersave");
 	db_close(db);
 	catalog_free(cat);
 	agent_facts_clear(&f);

@@ -2,9 +2,9 @@
  * Environment notes on facts captured from the real agent (hilab-agent
  * facts, run at test time) with one value changed at a time.
  */
+#include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
-#include <setjmp.h>
 #include <cmocka.h>
 
 #include <jansson.h>
@@ -16,16 +16,16 @@
 #include "report/envdiff.h"
 #include "tests/lib/skip.h"
 
-static json_t *host;	/* the captured facts, as hilabd stores them */
+static json_t *host; /* the captured facts, as hilabd stores them */
 
 /* Runs the agent and reads its facts; absent ones are null. */
 static int
 capture(void **state)
 {
-	const char	*b = getenv("HILAB_BUILDDIR");
-	char		 line[8192], *cmd, *eq;
-	size_t		 len;
-	FILE		*fp;
+	const char *b = getenv("HILAB_BUILDDIR");
+	char	    line[8192], *cmd, *eq;
+	size_t	    len;
+	FILE	   *fp;
 
 	(void)state;
 	if (b == NULL)
@@ -42,7 +42,8 @@ capture(void **state)
 		if ((eq = strchr(line, '=')) != NULL) {
 			*eq = '\0';
 			json_object_set_new(host, line, json_string(eq + 1));
-		} else if (len > 9 && strcmp(line + len - 9, " (absent)") == 0) {
+		} else if (len > 9 &&
+		    strcmp(line + len - 9, " (absent)") == 0) {
 			line[len - 9] = '\0';
 			json_object_set_new(host, line, json_null());
 		}
@@ -62,12 +63,12 @@ release(void **state)
 static char *
 facts_with(const char *key, const char *value)
 {
-	json_t	*o = json_deep_copy(host);
-	char	*s;
+	json_t *o = json_deep_copy(host);
+	char   *s;
 
 	if (key != NULL)
-		json_object_set_new(o, key, value ? json_string(value) :
-		    json_null());
+		json_object_set_new(o, key,
+		    value ? json_string(value) : json_null());
 	s = json_dumps(o, JSON_SORT_KEYS | JSON_COMPACT);
 	json_decref(o);
 	return s;
@@ -77,7 +78,7 @@ facts_with(const char *key, const char *value)
 static char *
 shown(const char *key)
 {
-	const char	*v = json_string_value(json_object_get(host, key));
+	const char *v = json_string_value(json_object_get(host, key));
 
 	return v ? xasprintf("\"%s\"", v) : xstrdup("absent");
 }
@@ -87,9 +88,9 @@ static void
 add_runs(struct envdiff *e, const char *col, int n, const char *key,
     const char *value, const char *asked)
 {
-	char	*f, *boot, *cause = NULL;
-	json_t	*o;
-	int	 i;
+	char   *f, *boot, *cause = NULL;
+	json_t *o;
+	int	i;
 
 	for (i = 0; i < n; i++) {
 		f = facts_with(key, value);
@@ -109,8 +110,8 @@ add_runs(struct envdiff *e, const char *col, int n, const char *key,
 static char *
 notes(const struct envdiff *e, size_t *n)
 {
-	char	**v, *s = xstrdup(""), *t;
-	size_t	  i;
+	char **v, *s = xstrdup(""), *t;
+	size_t i;
 
 	*n = envdiff_notes(e, &v);
 	for (i = 0; i < *n; i++) {
@@ -127,7 +128,7 @@ notes(const struct envdiff *e, size_t *n)
 static const char *
 other(const char *key, const char *a, const char *b)
 {
-	const char	*v = json_string_value(json_object_get(host, key));
+	const char *v = json_string_value(json_object_get(host, key));
 
 	return v != NULL && strcmp(v, a) == 0 ? b : a;
 }
@@ -135,9 +136,9 @@ other(const char *key, const char *a, const char *b)
 static void
 test_same_host_no_notes(void **state)
 {
-	struct envdiff	*e = envdiff_new(ENVDIFF_KERNELS);
-	size_t		 n;
-	char		*s;
+	struct envdiff *e = envdiff_new(ENVDIFF_KERNELS);
+	size_t		n;
+	char	       *s;
 
 	(void)state;
 	add_runs(e, "base", 3, NULL, NULL, NULL);
@@ -152,18 +153,18 @@ test_same_host_no_notes(void **state)
 static void
 test_governor_differs(void **state)
 {
-	struct envdiff	*e = envdiff_new(ENVDIFF_KERNELS);
-	const char	*gov = other("cpufreq.governor", "powersave",
-			    "performance");
-	char		*s, *want, *h = shown("cpufreq.governor");
-	size_t		 n;
+	struct envdiff *e = envdiff_new(ENVDIFF_KERNELS);
+	const char *gov = other("cpufreq.governor", "powersave", "performance");
+	char	   *s, *want, *h = shown("cpufreq.governor");
+	size_t	    n;
 
 	(void)state;
 	add_runs(e, "base", 2, NULL, NULL, NULL);
 	add_runs(e, "patch 1", 2, "cpufreq.governor", gov, NULL);
 	s = notes(e, &n);
 	want = xasprintf("environment differs: cpufreq.governor is %s for "
-	    "base, \"%s\" for patch 1\n", h, gov);
+			 "base, \"%s\" for patch 1\n",
+	    h, gov);
 	assert_string_equal(s, want);
 	free(s), free(want), free(h);
 	envdiff_free(e);
@@ -172,20 +173,22 @@ test_governor_differs(void **state)
 static void
 test_absent_vs_present(void **state)
 {
-	struct envdiff	*e = envdiff_new(ENVDIFF_KERNELS);
-	const char	*thp = json_string_value(json_object_get(host,
-			    "thp.enabled"));
-	char		*s, *want;
-	size_t		 n;
+	struct envdiff *e = envdiff_new(ENVDIFF_KERNELS);
+	const char     *thp =
+	    json_string_value(json_object_get(host, "thp.enabled"));
+	char  *s, *want;
+	size_t n;
 
 	(void)state;
 	add_runs(e, "base", 1, NULL, NULL, NULL);
 	add_runs(e, "patch 1", 1, "thp.enabled", thp ? NULL : "always", NULL);
 	s = notes(e, &n);
-	want = thp ? xasprintf("environment differs: thp.enabled is \"%s\" "
-	    "for base, absent for patch 1\n", thp) :
-	    xstrdup("environment differs: thp.enabled is absent for base, "
-	    "\"always\" for patch 1\n");
+	want = thp
+	    ? xasprintf("environment differs: thp.enabled is \"%s\" "
+			"for base, absent for patch 1\n",
+		  thp)
+	    : xstrdup("environment differs: thp.enabled is absent for base, "
+		      "\"always\" for patch 1\n");
 	assert_string_equal(s, want);
 	free(s), free(want);
 	envdiff_free(e);
@@ -194,9 +197,9 @@ test_absent_vs_present(void **state)
 static void
 test_release_follows_kernel(void **state)
 {
-	struct envdiff	*e = envdiff_new(ENVDIFF_KERNELS);
-	char		*s;
-	size_t		 n;
+	struct envdiff *e = envdiff_new(ENVDIFF_KERNELS);
+	char	       *s;
+	size_t		n;
 
 	(void)state;
 	add_runs(e, "base", 2, NULL, NULL, NULL);
@@ -220,16 +223,16 @@ test_release_follows_kernel(void **state)
 static void
 test_cmdline_asked_and_boot_image(void **state)
 {
-	const char	*cmd = json_string_value(json_object_get(host,
-			    "kernel.cmdline"));
-	struct envdiff	*e;
-	char		*patched, *s;
-	size_t		 n;
+	const char *cmd =
+	    json_string_value(json_object_get(host, "kernel.cmdline"));
+	struct envdiff *e;
+	char	       *patched, *s;
+	size_t		n;
 
 	(void)state;
 	assert_non_null(cmd);
-	patched = xasprintf("BOOT_IMAGE=/boot/vmlinuz-patch1 %s isolcpus=1",
-	    cmd);
+	patched =
+	    xasprintf("BOOT_IMAGE=/boot/vmlinuz-patch1 %s isolcpus=1", cmd);
 	e = envdiff_new(ENVDIFF_KERNELS);
 	add_runs(e, "base", 1, NULL, NULL, NULL);
 	add_runs(e, "patch 1", 1, "kernel.cmdline", patched, "isolcpus=1");
@@ -242,7 +245,8 @@ test_cmdline_asked_and_boot_image(void **state)
 	add_runs(e, "base", 1, NULL, NULL, NULL);
 	add_runs(e, "patch 1", 1, "kernel.cmdline", patched, NULL);
 	s = notes(e, &n);
-	assert_string_equal(s, "environment differs: kernel.cmdline is "
+	assert_string_equal(s,
+	    "environment differs: kernel.cmdline is "
 	    "\"...\" for base, \"... isolcpus=1\" for patch 1\n");
 	free(s);
 	envdiff_free(e);
@@ -252,10 +256,10 @@ test_cmdline_asked_and_boot_image(void **state)
 static void
 test_within_column(void **state)
 {
-	struct envdiff	*e = envdiff_new(ENVDIFF_KERNELS);
-	const char	*smt = other("smt.active", "1", "0");
-	char		*s, *want, *h = shown("smt.active");
-	size_t		 n;
+	struct envdiff *e = envdiff_new(ENVDIFF_KERNELS);
+	const char     *smt = other("smt.active", "1", "0");
+	char	       *s, *want, *h = shown("smt.active");
+	size_t		n;
 
 	(void)state;
 	add_runs(e, "base", 2, NULL, NULL, NULL);
@@ -263,7 +267,8 @@ test_within_column(void **state)
 	add_runs(e, "patch 1", 3, NULL, NULL, NULL);
 	s = notes(e, &n);
 	want = xasprintf("environment differs within base: smt.active is %s "
-	    "in 2 runs, \"%s\" in 1 run\n", h, smt);
+			 "in 2 runs, \"%s\" in 1 run\n",
+	    h, smt);
 	assert_string_equal(s, want);
 	free(s), free(want), free(h);
 	envdiff_free(e);
@@ -273,9 +278,9 @@ test_within_column(void **state)
 static void
 test_memtotal_per_boot(void **state)
 {
-	struct envdiff	*e = envdiff_new(ENVDIFF_KERNELS);
-	char		*s;
-	size_t		 n;
+	struct envdiff *e = envdiff_new(ENVDIFF_KERNELS);
+	char	       *s;
+	size_t		n;
 
 	(void)state;
 	add_runs(e, "base", 2, NULL, NULL, NULL);
@@ -290,13 +295,12 @@ test_memtotal_per_boot(void **state)
 static void
 test_machines_columns(void **state)
 {
-	struct envdiff	*e = envdiff_new(ENVDIFF_MACHINES);
-	const char	*gov = other("cpufreq.governor", "schedutil",
-			    "ondemand");
-	char		*s, *h = shown("cpufreq.governor"), *want;
-	json_t		*o;
-	size_t		 n;
-	char		*f, *cause = NULL;
+	struct envdiff *e = envdiff_new(ENVDIFF_MACHINES);
+	const char *gov = other("cpufreq.governor", "schedutil", "ondemand");
+	char	   *s, *h = shown("cpufreq.governor"), *want;
+	json_t	   *o;
+	size_t	    n;
+	char	   *f, *cause = NULL;
 
 	(void)state;
 	add_runs(e, "epyc", 1, NULL, NULL, NULL);
@@ -308,7 +312,8 @@ test_machines_columns(void **state)
 	assert_int_equal(envdiff_add(e, "altra", f, NULL, &cause), 0);
 	s = notes(e, &n);
 	want = xasprintf("environment differs: cpufreq.governor is %s for "
-	    "epyc, \"%s\" for altra\n", h, gov);
+			 "epyc, \"%s\" for altra\n",
+	    h, gov);
 	assert_string_equal(s, want);
 	free(s), free(h), free(want), free(f);
 	json_decref(o);
@@ -319,7 +324,7 @@ test_machines_columns(void **state)
 static const char *
 last_entry(const char *m)
 {
-	const char	*p, *last = m;
+	const char *p, *last = m;
 
 	for (p = m; *p != '\0'; p++) {
 		if (*p == ';' && p[1] != ' ')
@@ -331,12 +336,11 @@ last_entry(const char *m)
 static void
 test_mitigations_item(void **state)
 {
-	const char	*m = json_string_value(json_object_get(host,
-			    "mitigations"));
-	struct envdiff	*e;
-	const char	*last;
-	char		*changed, *name, *s, *want;
-	size_t		 n;
+	const char *m = json_string_value(json_object_get(host, "mitigations"));
+	struct envdiff *e;
+	const char     *last;
+	char	       *changed, *name, *s, *want;
+	size_t		n;
 
 	(void)state;
 	if (m == NULL || strchr(m, ';') == NULL)
@@ -349,7 +353,8 @@ test_mitigations_item(void **state)
 	add_runs(e, "patch 1", 1, "mitigations", changed, NULL);
 	s = notes(e, &n);
 	want = xasprintf("environment differs: mitigations is \"...; %s\" "
-	    "for base, \"...; %s=Vulnerable\" for patch 1\n", last, name);
+			 "for base, \"...; %s=Vulnerable\" for patch 1\n",
+	    last, name);
 	assert_string_equal(s, want);
 	free(s), free(want), free(name), free(changed);
 	envdiff_free(e);
@@ -358,8 +363,8 @@ test_mitigations_item(void **state)
 static void
 test_bad_facts(void **state)
 {
-	struct envdiff	*e = envdiff_new(ENVDIFF_KERNELS);
-	char		*cause = NULL;
+	struct envdiff *e = envdiff_new(ENVDIFF_KERNELS);
+	char	       *cause = NULL;
 
 	(void)state;
 	assert_int_equal(envdiff_add(e, "base", "[1, 2]", NULL, &cause), -1);

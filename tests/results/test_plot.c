@@ -3,9 +3,9 @@
  * mapped back to the table's values, its title and axis labels, and the
  * PNG decoded at its size with the series colour at a mark.
  */
+#include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
-#include <setjmp.h>
 #include <cmocka.h>
 
 #include <cairo.h>
@@ -26,16 +26,16 @@ static const double v1_new[] = { 1.95, 2.00, 1.90, 2.05, 1.98 };
 static const double v2_base[] = { 1000, 1020, 980, 1010, 990 };
 
 /* t(0.975, 4) from published tables. */
-#define T_975_4	2.776445
+#define T_975_4 2.776445
 
 /* A hackbench table: rows 1, 2, 4 groups hold V1 times 1, 2 and 4. */
 static struct compare_table *
 v1_table(void)
 {
-	struct compare_table	*t;
-	double			 a[5], b[5];
-	size_t			 i, r;
-	char			*name;
+	struct compare_table *t;
+	double		      a[5], b[5];
+	size_t		      i, r;
+	char		     *name;
 
 	t = compare_table_new("hackbench", "time", "s", COMPARE_LOWER_BETTER,
 	    COMPARE_AMEAN);
@@ -59,12 +59,13 @@ v1_table(void)
 static void
 test_interval_amean(void **state)
 {
-	struct compare_table	*t = v1_table();
-	double			 lo, hi, h = T_975_4 * 0.0790569 / sqrt(5);
+	struct compare_table *t = v1_table();
+	double		      lo, hi, h = T_975_4 * 0.0790569 / sqrt(5);
 
 	(void)state;
 	assert_int_equal(plot_interval(t, compare_table_cell(t, 0, 0), &lo,
-	    &hi), 0);
+			     &hi),
+	    0);
 	assert_float_equal(lo, 2.1 - h, 1e-5);
 	assert_float_equal(hi, 2.1 + h, 1e-5);
 	compare_table_free(t);
@@ -73,9 +74,9 @@ test_interval_amean(void **state)
 static void
 test_interval_hmean(void **state)
 {
-	struct compare_table	*t;
-	double			 lo, hi, m = 0, ss = 0, inv[5], h;
-	size_t			 i;
+	struct compare_table *t;
+	double		      lo, hi, m = 0, ss = 0, inv[5], h;
+	size_t		      i;
 
 	(void)state;
 	for (i = 0; i < 5; i++)
@@ -90,7 +91,8 @@ test_interval_hmean(void **state)
 	compare_table_set_samples(t, 0, 0, v2_base, 5);
 	compare_table_compute(t);
 	assert_int_equal(plot_interval(t, compare_table_cell(t, 0, 0), &lo,
-	    &hi), 0);
+			     &hi),
+	    0);
 	assert_float_equal(lo, 1 / (m + h), 1e-6);
 	assert_float_equal(hi, 1 / (m - h), 1e-6);
 	assert_true(lo < 999.799972 && 999.799972 < hi);
@@ -100,11 +102,11 @@ test_interval_hmean(void **state)
 static void
 test_interval_median(void **state)
 {
-	static const double x20[] = { 12, 3, 17, 8, 1, 20, 6, 15, 10, 19,
-	    2, 14, 5, 11, 18, 7, 16, 4, 13, 9 };
+	static const double x20[] = { 12, 3, 17, 8, 1, 20, 6, 15, 10, 19, 2, 14,
+		5, 11, 18, 7, 16, 4, 13, 9 };
 	static const double x5[] = { 16, 18, 17, 16, 20 };
-	struct compare_table	*t;
-	double			 lo, hi;
+	struct compare_table *t;
+	double		      lo, hi;
 
 	(void)state;
 	t = compare_table_new("schbench", "p99", "us", COMPARE_LOWER_BETTER,
@@ -117,12 +119,14 @@ test_interval_median(void **state)
 	compare_table_compute(t);
 	/* n = 20: P(B <= 5) = 0.0207, P(B <= 6) = 0.0577: x(6), x(15). */
 	assert_int_equal(plot_interval(t, compare_table_cell(t, 0, 0), &lo,
-	    &hi), 0);
+			     &hi),
+	    0);
 	assert_float_equal(lo, 6, 0);
 	assert_float_equal(hi, 15, 0);
 	/* n = 5 cannot reach 95%: min and max. */
 	assert_int_equal(plot_interval(t, compare_table_cell(t, 1, 0), &lo,
-	    &hi), 0);
+			     &hi),
+	    0);
 	assert_float_equal(lo, 16, 0);
 	assert_float_equal(hi, 20, 0);
 	compare_table_free(t);
@@ -130,18 +134,18 @@ test_interval_median(void **state)
 
 /* A filled square mark found in the SVG. */
 struct mark {
-	char	 fill[64];
-	double	 cx;
-	double	 cy;
+	char   fill[64];
+	double cx;
+	double cy;
 };
 
 /* Reads a whole file (caller frees). */
 static char *
 slurp(const char *path)
 {
-	FILE	*fp = fopen(path, "r");
-	char	*s;
-	long	 n;
+	FILE *fp = fopen(path, "r");
+	char *s;
+	long  n;
 
 	assert_non_null(fp);
 	fseek(fp, 0, SEEK_END);
@@ -157,9 +161,9 @@ slurp(const char *path)
 static size_t
 find_marks(const char *svg, struct mark *m, size_t max)
 {
-	const char	*p = svg, *fill, *d;
-	double		 x[4], y[4];
-	size_t		 n = 0;
+	const char *p = svg, *fill, *d;
+	double	    x[4], y[4];
+	size_t	    n = 0;
 
 	while ((p = strstr(p, "<path style=\"")) != NULL) {
 		p += 13;
@@ -167,7 +171,8 @@ find_marks(const char *svg, struct mark *m, size_t max)
 		d = strstr(p, "d=\"");
 		if (fill == NULL || d == NULL || fill > d ||
 		    sscanf(d, "d=\"M %lf %lf L %lf %lf L %lf %lf L %lf %lf Z",
-		    &x[0], &y[0], &x[1], &y[1], &x[2], &y[2], &x[3], &y[3]) != 8)
+			&x[0], &y[0], &x[1], &y[1], &x[2], &y[2], &x[3],
+			&y[3]) != 8)
 			continue;
 		if (fabs(x[1] - x[0] - PLOT_MARKER) > 1e-6 ||
 		    fabs(y[2] - y[1] - PLOT_MARKER) > 1e-6 ||
@@ -187,9 +192,9 @@ find_marks(const char *svg, struct mark *m, size_t max)
 static char *
 tmp_path(const char *ext)
 {
-	char	*p = xasprintf("/tmp/hilab-plot-XXXXXX");
-	int	 fd = mkstemp(p);
-	char	*q;
+	char *p = xasprintf("/tmp/hilab-plot-XXXXXX");
+	int   fd = mkstemp(p);
+	char *q;
 
 	assert_true(fd >= 0);
 	close(fd);
@@ -202,25 +207,27 @@ tmp_path(const char *ext)
 static void
 test_svg_marks(void **state)
 {
-	struct compare_table	*t = v1_table();
-	struct plot_layout	 l;
-	struct mark		 m[16];
-	char			*path = tmp_path("svg"), *cause = NULL, *svg;
-	char			*ticks[] = { "1", "2", "4" };
-	const char		*col_fill[2] = { NULL, NULL };
-	double			 v;
-	size_t			 n, i, row[2] = { 0, 0 }, c;
+	struct compare_table *t = v1_table();
+	struct plot_layout    l;
+	struct mark	      m[16];
+	char		     *path = tmp_path("svg"), *cause = NULL, *svg;
+	char		     *ticks[] = { "1", "2", "4" };
+	const char	     *col_fill[2] = { NULL, NULL };
+	double		      v;
+	size_t		      n, i, row[2] = { 0, 0 }, c;
 
 	(void)state;
-	assert_int_equal(plot_write(t, "groups", ticks, PLOT_SVG, path,
-	    &cause), 0);
+	assert_int_equal(plot_write(t, "groups", ticks, PLOT_SVG, path, &cause),
+	    0);
 	svg = slurp(path);
-	assert_non_null(strstr(svg, "<title>hackbench: time (AMean, lower "
+	assert_non_null(strstr(svg,
+	    "<title>hackbench: time (AMean, lower "
 	    "is better)</title>"));
-	assert_non_null(strstr(svg, "<desc>x: groups; y: time (s); series: "
+	assert_non_null(strstr(svg,
+	    "<desc>x: groups; y: time (s); series: "
 	    "base, patch 1</desc>"));
 	n = find_marks(svg, m, 16);
-	assert_int_equal(n, 6);	/* one per kernel and parameter */
+	assert_int_equal(n, 6); /* one per kernel and parameter */
 	plot_layout(t, PLOT_WIDTH, PLOT_HEIGHT, &l);
 	for (i = 0; i < n; i++) {
 		/* Series are drawn in column order, rows left to right. */
@@ -228,8 +235,9 @@ test_svg_marks(void **state)
 		if (col_fill[c] == NULL)
 			col_fill[c] = m[i].fill;
 		assert_string_equal(m[i].fill, col_fill[c]);
-		v = l.ymin + (l.bottom - m[i].cy) / (l.bottom - l.top) *
-		    (l.ymax - l.ymin);
+		v = l.ymin +
+		    (l.bottom - m[i].cy) / (l.bottom - l.top) *
+			(l.ymax - l.ymin);
 		assert_float_equal(v, compare_table_cell(t, row[c], c)->value,
 		    1e-3);
 		if (row[c] > 0)
@@ -248,13 +256,13 @@ test_svg_marks(void **state)
 static void
 test_png_decodes(void **state)
 {
-	struct compare_table	*t = v1_table();
-	struct plot_layout	 l;
-	cairo_surface_t		*s;
-	unsigned char		*px;
-	uint32_t		 argb;
-	char			*path = tmp_path("png"), *cause = NULL;
-	int			 x, y;
+	struct compare_table *t = v1_table();
+	struct plot_layout    l;
+	cairo_surface_t	     *s;
+	unsigned char	     *px;
+	uint32_t	      argb;
+	char		     *path = tmp_path("png"), *cause = NULL;
+	int		      x, y;
 
 	(void)state;
 	assert_int_equal(plot_write(t, NULL, NULL, PLOT_PNG, path, &cause), 0);
@@ -268,7 +276,7 @@ test_png_decodes(void **state)
 	y = (int)plot_y(&l, compare_table_cell(t, 2, 0)->value);
 	px = cairo_image_surface_get_data(s);
 	memcpy(&argb, px + y * cairo_image_surface_get_stride(s) + x * 4, 4);
-	assert_int_equal((argb >> 16) & 0xff, 31);	/* 0.122 * 255 */
+	assert_int_equal((argb >> 16) & 0xff, 31); /* 0.122 * 255 */
 	assert_int_equal((argb >> 8) & 0xff, 119);
 	assert_int_equal(argb & 0xff, 180);
 	cairo_surface_destroy(s);
@@ -280,12 +288,13 @@ test_png_decodes(void **state)
 static void
 test_write_error(void **state)
 {
-	struct compare_table	*t = v1_table();
-	char			*cause = NULL;
+	struct compare_table *t = v1_table();
+	char		     *cause = NULL;
 
 	(void)state;
 	assert_int_equal(plot_write(t, NULL, NULL, PLOT_SVG,
-	    "/nonexistent/dir/x.svg", &cause), -1);
+			     "/nonexistent/dir/x.svg", &cause),
+	    -1);
 	assert_non_null(strstr(cause, "\"/nonexistent/dir/x.svg\": "));
 	free(cause);
 	compare_table_free(t);

@@ -4,9 +4,9 @@
  * database built through the db API and the planner with the STATS.md
  * vectors as samples; and the metric label through job JSON and YAML.
  */
+#include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
-#include <setjmp.h>
 #include <cmocka.h>
 
 #include <math.h>
@@ -15,9 +15,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "benchmarks/catalog.h"
 #include "common/xmalloc.h"
 #include "db/db.h"
-#include "benchmarks/catalog.h"
 #include "jobs/job.h"
 #include "jobs/plan.h"
 #include "report/compare.h"
@@ -34,8 +34,8 @@ static const double v2_new[] = { 1030, 1050, 1045, 1025, 1040 };
 
 /* The vector of a metric under a kernel: V3, V1, V2 by metric order. */
 struct vec {
-	const double	*x;
-	size_t		 n;
+	const double *x;
+	size_t	      n;
 };
 
 static const char job_hotplug[] =
@@ -65,12 +65,12 @@ static const char job_mixed[] =
     "      - {name: b_ms, unit: ms, direction: lower}\n";
 
 struct fixture {
-	char		 path[64];
-	struct db	*db;
-	struct catalog	*cat;
-	long long	 single;	/* cpuset-hotplug, one parameter set */
-	long long	 sweep;		/* cgroups [0, 1000] */
-	long long	 mixed;		/* three custom metrics, two units */
+	char		path[64];
+	struct db      *db;
+	struct catalog *cat;
+	long long	single; /* cpuset-hotplug, one parameter set */
+	long long	sweep;	/* cgroups [0, 1000] */
+	long long	mixed;	/* three custom metrics, two units */
 };
 
 /* The samples of metric number m of a benchmark under kernel k. */
@@ -91,11 +91,11 @@ static void
 run_store(struct fixture *f, const struct job_benchmark *b, int64_t run,
     size_t kernel)
 {
-	struct db_result	 res = { .run = run };
-	struct db_sample	 s = { .run = run };
-	struct vec		 v;
-	char			*cause = NULL;
-	size_t			 m, i;
+	struct db_result res = { .run = run };
+	struct db_sample s = { .run = run };
+	struct vec	 v;
+	char		*cause = NULL;
+	size_t		 m, i;
 
 	assert_int_equal(db_run_result_insert(f->db, &res, &cause), 1);
 	for (m = 0; m < b->nmetrics; m++) {
@@ -105,11 +105,12 @@ run_store(struct fixture *f, const struct job_benchmark *b, int64_t run,
 			s.repeat = (int64_t)i;
 			s.value = v.x[i];
 			assert_int_equal(db_samples_insert(f->db, &s, 1,
-			    &cause), 1);
+					     &cause),
+			    1);
 		}
 	}
-	assert_int_equal(db_run_set_state(f->db, run, DB_RUNNING, NULL,
-	    &cause), 0);
+	assert_int_equal(db_run_set_state(f->db, run, DB_RUNNING, NULL, &cause),
+	    0);
 	assert_int_equal(db_run_set_state(f->db, run, DB_DONE, NULL, &cause),
 	    0);
 }
@@ -118,7 +119,7 @@ run_store(struct fixture *f, const struct job_benchmark *b, int64_t run,
 static void
 job_kernels(struct fixture *f, const struct job *job, int64_t *ids)
 {
-	const struct job_metric	*m;
+	const struct job_metric *m;
 	char			*cause = NULL;
 	size_t			 i, j;
 
@@ -131,7 +132,9 @@ job_kernels(struct fixture *f, const struct job *job, int64_t *ids)
 		for (j = 0; j < job->benchmarks[i].nmetrics; j++) {
 			m = &job->benchmarks[i].metrics[j];
 			assert_int_equal(db_metric_upsert(f->db, m->name,
-			    m->unit, m->direction, m->statistic, &cause), 0);
+					     m->unit, m->direction,
+					     m->statistic, &cause),
+			    0);
 		}
 }
 
@@ -139,12 +142,12 @@ job_kernels(struct fixture *f, const struct job *job, int64_t *ids)
 static long long
 job_store(struct fixture *f, const char *text)
 {
-	struct plan	 plan = { 0 };
-	struct db_run	 r;
-	struct job	*job;
-	char		*cause = NULL, *json;
-	int64_t		 id, kernels[2], run;
-	size_t		 i;
+	struct plan   plan = { 0 };
+	struct db_run r;
+	struct job   *job;
+	char	     *cause = NULL, *json;
+	int64_t	      id, kernels[2], run;
+	size_t	      i;
 
 	job = job_load_string("job.yaml", text, strlen(text), f->cat, NULL,
 	    &cause);
@@ -177,10 +180,10 @@ job_store(struct fixture *f, const char *text)
 static int
 setup(void **state)
 {
-	struct fixture	*f = xcalloc(1, sizeof *f);
-	const char	*src = getenv("HILAB_SRCDIR");
-	char		*cause = NULL, *dir, *text;
-	int		 fd;
+	struct fixture *f = xcalloc(1, sizeof *f);
+	const char     *src = getenv("HILAB_SRCDIR");
+	char	       *cause = NULL, *dir, *text;
+	int		fd;
 
 	if (src == NULL)
 		return -1;
@@ -208,8 +211,8 @@ setup(void **state)
 static int
 teardown(void **state)
 {
-	struct fixture	*f = *state;
-	char		*p;
+	struct fixture *f = *state;
+	char	       *p;
 
 	db_close(f->db);
 	catalog_free(f->cat);
@@ -229,8 +232,8 @@ static void
 select_job(struct fixture *f, long long job, enum select_rows rows,
     struct select_result *r)
 {
-	struct select_query	 q = { .jobs = &job, .njobs = 1, .rows = rows };
-	char			*cause = NULL;
+	struct select_query q = { .jobs = &job, .njobs = 1, .rows = rows };
+	char		   *cause = NULL;
 
 	if (select_tables(db_sqlite(f->db), &q, r, &cause) == -1)
 		fail_msg("%s", cause);
@@ -242,8 +245,7 @@ check_row(const struct compare_table *t, size_t row, const char *name,
     double base, double patched)
 {
 	assert_string_equal(t->rows[row].name, name);
-	assert_int_equal(t->rows[row].cells[0].n,
-	    vector(row, 0).n);
+	assert_int_equal(t->rows[row].cells[0].n, vector(row, 0).n);
 	assert_float_equal(t->rows[row].cells[0].value, base, 1e-9);
 	assert_float_equal(t->rows[row].cells[1].value, patched, 1e-9);
 	assert_float_equal(t->rows[row].cells[1].delta,
@@ -254,15 +256,16 @@ check_row(const struct compare_table *t, size_t row, const char *name,
 static void
 test_auto_metric_rows(void **state)
 {
-	struct fixture		*f = *state;
-	struct select_result	 r;
+	struct fixture		   *f = *state;
+	struct select_result	    r;
 	const struct compare_table *t;
 
 	select_job(f, f->single, SELECT_ROWS_AUTO, &r);
 	assert_int_equal(r.n, 1);
 	t = r.v[0].table;
 	assert_string_equal(t->title, "cpuset-hotplug");
-	assert_string_equal(t->metric, "cgroups=1000,cpu=last,hotplug=5,"
+	assert_string_equal(t->metric,
+	    "cgroups=1000,cpu=last,hotplug=5,"
 	    "switches=6");
 	assert_string_equal(t->case_label, "operation");
 	assert_string_equal(t->unit, "ms");
@@ -288,8 +291,8 @@ test_auto_metric_rows(void **state)
 static void
 test_params_rows(void **state)
 {
-	struct fixture		*f = *state;
-	struct select_result	 r;
+	struct fixture	    *f = *state;
+	struct select_result r;
 
 	select_job(f, f->single, SELECT_ROWS_PARAMS, &r);
 	assert_int_equal(r.n, 3);
@@ -304,17 +307,16 @@ test_params_rows(void **state)
 
 /* Reads a printed row: label, two cells and the change. */
 static void
-check_printed(const char *text, const char *label, double base,
-    double patched)
+check_printed(const char *text, const char *label, double base, double patched)
 {
-	const char	*line = strstr(text, label);
-	double		 b, p, c;
-	char		 mark[2] = "";
+	const char *line = strstr(text, label);
+	double	    b, p, c;
+	char	    mark[2] = "";
 
 	assert_non_null(line);
 	assert_true(line == text || line[-1] == '\n');
-	assert_true(sscanf(line + strlen(label), " %lf %lf %lf%%%1[*~]", &b,
-	    &p, &c, mark) >= 3);
+	assert_true(sscanf(line + strlen(label), " %lf %lf %lf%%%1[*~]", &b, &p,
+			&c, mark) >= 3);
 	assert_float_equal(b, base, 0.0051 * base);
 	assert_float_equal(p, patched, 0.0051 * patched);
 	assert_float_equal(c, round(100 * (patched - base) / base), 1e-9);
@@ -324,11 +326,11 @@ check_printed(const char *text, const char *label, double base,
 static void
 test_change_style(void **state)
 {
-	struct fixture		*f = *state;
-	struct select_result	 r;
-	char			*text = NULL, *cause = NULL;
-	size_t			 len = 0;
-	FILE			*mem;
+	struct fixture	    *f = *state;
+	struct select_result r;
+	char		    *text = NULL, *cause = NULL;
+	size_t		     len = 0;
+	FILE		    *mem;
 
 	select_job(f, f->single, SELECT_ROWS_AUTO, &r);
 	assert_non_null(mem = open_memstream(&text, &len));
@@ -349,8 +351,8 @@ test_change_style(void **state)
 static void
 test_sweep(void **state)
 {
-	struct fixture		*f = *state;
-	struct select_result	 r;
+	struct fixture	    *f = *state;
+	struct select_result r;
 
 	select_job(f, f->sweep, SELECT_ROWS_AUTO, &r);
 	assert_int_equal(r.n, 3);
@@ -371,8 +373,8 @@ test_sweep(void **state)
 static void
 test_mixed_kinds(void **state)
 {
-	struct fixture		*f = *state;
-	struct select_result	 r;
+	struct fixture		   *f = *state;
+	struct select_result	    r;
 	const struct compare_table *t;
 
 	select_job(f, f->mixed, SELECT_ROWS_AUTO, &r);
@@ -399,13 +401,13 @@ test_mixed_kinds(void **state)
 static void
 test_label_job(void **state)
 {
-	struct fixture		*f = *state;
-	const struct catalog_benchmark *cb = catalog_find(f->cat,
-				    "cpuset-hotplug");
-	struct job		*a, *b, *c;
-	char			*cause = NULL, *json, *yaml = NULL;
-	size_t			 len = 0;
-	FILE			*mem;
+	struct fixture		       *f = *state;
+	const struct catalog_benchmark *cb =
+	    catalog_find(f->cat, "cpuset-hotplug");
+	struct job *a, *b, *c;
+	char	   *cause = NULL, *json, *yaml = NULL;
+	size_t	    len = 0;
+	FILE	   *mem;
 
 	assert_non_null(cb);
 	assert_string_equal(cb->metrics[1].label, "cpu offline");

@@ -32,28 +32,28 @@
 #include "common/proto.h"
 #include "tests/lib/skip.h"
 
-static const char	*agent_path;
-static int		 agent_sanitized;
+static const char *agent_path;
+static int	   agent_sanitized;
 
 /* One spawned "hilab-agent serve" and the test's ends of its pipes. */
 struct agent {
-	pid_t	 pid;
-	int	 to;	/* its stdin */
-	int	 from;	/* its stdout */
-	char	 dir[64];
+	pid_t pid;
+	int   to;   /* its stdin */
+	int   from; /* its stdout */
+	char  dir[64];
 };
 
 /* A received message and the payload its fields point into. */
 struct reply {
-	struct proto_msg	 m;
-	unsigned char		*payload;
+	struct proto_msg m;
+	unsigned char	*payload;
 };
 
 /* Nanoseconds of CLOCK_MONOTONIC. */
 static uint64_t
 now_ns(void)
 {
-	struct timespec	ts;
+	struct timespec ts;
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000u + ts.tv_nsec;
@@ -63,7 +63,7 @@ now_ns(void)
 static void
 agent_spawn(struct agent *a, const char *dir)
 {
-	int	in[2], out[2];
+	int in[2], out[2];
 
 	assert_int_equal(pipe2(in, O_CLOEXEC), 0);
 	assert_int_equal(pipe2(out, O_CLOEXEC), 0);
@@ -88,7 +88,7 @@ agent_spawn(struct agent *a, const char *dir)
 static void
 agent_spawn_tmp(struct agent *a)
 {
-	char	dir[] = "/tmp/hilab-agent-test.XXXXXX";
+	char dir[] = "/tmp/hilab-agent-test.XXXXXX";
 
 	assert_non_null(mkdtemp(dir));
 	agent_spawn(a, dir);
@@ -107,13 +107,12 @@ agent_send(struct agent *a, struct proto_buf *b)
 static void
 agent_recv(struct agent *a, struct reply *r)
 {
-	struct pollfd	pfd = { a->from, POLLIN, 0 };
-	char		err[256];
-	size_t		len;
+	struct pollfd pfd = { a->from, POLLIN, 0 };
+	char	      err[256];
+	size_t	      len;
 
 	assert_int_equal(poll(&pfd, 1, 30000), 1);
-	if (proto_read_frame(a->from, &r->payload, &len, err,
-	    sizeof err) != 0)
+	if (proto_read_frame(a->from, &r->payload, &len, err, sizeof err) != 0)
 		fail_msg("no frame from the agent: %s", err);
 	if (proto_decode(r->payload, len, &r->m, err, sizeof err) == -1)
 		fail_msg("bad frame from the agent: %s", err);
@@ -123,7 +122,7 @@ agent_recv(struct agent *a, struct reply *r)
 static void
 agent_expect(struct agent *a, struct reply *r, int type)
 {
-	char	*msg;
+	char *msg;
 
 	agent_recv(a, r);
 	if (r->m.type != type) {
@@ -146,7 +145,7 @@ reply_free(struct reply *r)
 static uint64_t
 reply_u64(const struct reply *r, enum proto_tag tag)
 {
-	uint64_t	v = 0;
+	uint64_t v = 0;
 
 	assert_int_equal(proto_get_u64(&r->m, tag, &v), 0);
 	return v;
@@ -156,7 +155,7 @@ reply_u64(const struct reply *r, enum proto_tag tag)
 static int
 agent_wait(struct agent *a)
 {
-	int	status;
+	int status;
 
 	close(a->to);
 	close(a->from);
@@ -187,7 +186,7 @@ rm_tree(const char *dir)
 static void
 send_hello(struct agent *a, uint64_t version)
 {
-	struct proto_buf	b;
+	struct proto_buf b;
 
 	proto_begin(&b, PROTO_HELLO);
 	proto_add_u64(&b, PROTO_T_VERSION, version);
@@ -198,7 +197,7 @@ send_hello(struct agent *a, uint64_t version)
 static void
 agent_hello(struct agent *a)
 {
-	struct reply	r;
+	struct reply r;
 
 	send_hello(a, PROTO_VERSION);
 	agent_expect(a, &r, PROTO_HELLO);
@@ -210,7 +209,7 @@ agent_hello(struct agent *a)
 static void
 send_empty(struct agent *a, int type)
 {
-	struct proto_buf	b;
+	struct proto_buf b;
 
 	proto_begin(&b, type);
 	agent_send(a, &b);
@@ -228,10 +227,10 @@ agent_bye(struct agent *a)
 static void
 test_hello(void **state)
 {
-	struct agent	 a;
-	struct reply	 r;
-	struct utsname	 u;
-	char		*s;
+	struct agent   a;
+	struct reply   r;
+	struct utsname u;
+	char	      *s;
 
 	(void)state;
 	agent_spawn_tmp(&a);
@@ -255,9 +254,9 @@ test_hello(void **state)
 static void
 test_version_mismatch(void **state)
 {
-	struct agent	 a;
-	struct reply	 r;
-	char		*s;
+	struct agent a;
+	struct reply r;
+	char	    *s;
 
 	(void)state;
 	agent_spawn_tmp(&a);
@@ -275,8 +274,8 @@ test_version_mismatch(void **state)
 static void
 test_unexpected(void **state)
 {
-	struct agent	a;
-	struct reply	r;
+	struct agent a;
+	struct reply r;
 
 	(void)state;
 	agent_spawn_tmp(&a);
@@ -303,8 +302,8 @@ test_unexpected(void **state)
 static void
 expect_dropped(const unsigned char *bytes, size_t len, int close_after)
 {
-	struct agent	a;
-	struct reply	r;
+	struct agent a;
+	struct reply r;
 
 	agent_spawn_tmp(&a);
 	agent_hello(&a);
@@ -323,13 +322,12 @@ expect_dropped(const unsigned char *bytes, size_t len, int close_after)
 static void
 test_garbage(void **state)
 {
-	static const unsigned char garbage[] = { 0, 0, 0, 8, 0xde, 0xad,
-		0xbe, 0xef, 0x00, 0x01, 0x02, 0x03 };
+	static const unsigned char garbage[] = { 0, 0, 0, 8, 0xde, 0xad, 0xbe,
+		0xef, 0x00, 0x01, 0x02, 0x03 };
 	static const unsigned char huge[] = { 0x7f, 0xff, 0xff, 0xff, 0, 1 };
 	static const unsigned char shortf[] = { 0, 0, 0, 20, 0, 14, 0, 0 };
-	static const unsigned char trailing[] = { 0, 0, 0, 5, 0, 14, 0, 0,
-		0 };
-	struct agent	a;
+	static const unsigned char trailing[] = { 0, 0, 0, 5, 0, 14, 0, 0, 0 };
+	struct agent		   a;
 
 	(void)state;
 	expect_dropped(garbage, sizeof garbage, 0);
@@ -344,17 +342,17 @@ test_garbage(void **state)
 
 /* The facts received, as parallel key/value arrays (value NULL = absent). */
 struct facts {
-	char	*key[64];
-	char	*value[64];
-	int	 n;
+	char *key[64];
+	char *value[64];
+	int   n;
 };
 
 /* Asks for the facts. */
 static void
 get_facts(struct agent *a, struct facts *f)
 {
-	struct reply	r;
-	uint16_t	i;
+	struct reply r;
+	uint16_t     i;
 
 	send_empty(a, PROTO_FACTS_REQ);
 	agent_expect(a, &r, PROTO_FACTS);
@@ -371,7 +369,7 @@ get_facts(struct agent *a, struct facts *f)
 static const char *
 fact(const struct facts *f, const char *key)
 {
-	int	i;
+	int i;
 
 	for (i = 0; i < f->n; i++) {
 		if (strcmp(f->key[i], key) == 0)
@@ -385,9 +383,9 @@ fact(const struct facts *f, const char *key)
 static long long
 fact_num(const struct facts *f, const char *key)
 {
-	const char	*v = fact(f, key);
-	char		*end;
-	long long	 n;
+	const char *v = fact(f, key);
+	char	   *end;
+	long long   n;
 
 	if (v == NULL)
 		fail_msg("fact \"%s\" absent", key);
@@ -401,9 +399,9 @@ fact_num(const struct facts *f, const char *key)
 static char *
 slurp(const char *path)
 {
-	char	buf[4096];
-	FILE	*f = fopen(path, "r");
-	size_t	n;
+	char   buf[4096];
+	FILE  *f = fopen(path, "r");
+	size_t n;
 
 	if (f == NULL)
 		return NULL;
@@ -419,8 +417,8 @@ slurp(const char *path)
 static void
 check_file_fact(const struct facts *f, const char *key, const char *path)
 {
-	const char	*v = fact(f, key);
-	char		*want = slurp(path);
+	const char *v = fact(f, key);
+	char	   *want = slurp(path);
 
 	if (want == NULL && v != NULL)
 		fail_msg("%s = \"%s\" but %s is missing", key, v, path);
@@ -434,8 +432,8 @@ check_file_fact(const struct facts *f, const char *key, const char *path)
 static long
 count_cpus(const char *s)
 {
-	long	lo, hi, n = 0;
-	char	*end;
+	long  lo, hi, n = 0;
+	char *end;
 
 	while (*s != '\0') {
 		lo = strtol(s, &end, 10);
@@ -450,29 +448,31 @@ count_cpus(const char *s)
 static void
 check_topology(const struct facts *f)
 {
-	long long	online = fact_num(f, "cpu.online");
-	const char	*llc = fact(f, "topo.llc_groups");
+	long long   online = fact_num(f, "cpu.online");
+	const char *llc = fact(f, "topo.llc_groups");
 
 	assert_int_equal(online, sysconf(_SC_NPROCESSORS_ONLN));
 	assert_int_equal(count_cpus(fact(f, "cpu.online_list")), online);
 	assert_int_equal(fact_num(f, "topo.sockets") *
-	    fact_num(f, "topo.cores_per_socket") *
-	    fact_num(f, "topo.threads_per_core"), online);
+		fact_num(f, "topo.cores_per_socket") *
+		fact_num(f, "topo.threads_per_core"),
+	    online);
 	assert_true(fact_num(f, "topo.dies") >= 1);
 	if (llc != NULL)
 		assert_int_equal(count_cpus(llc), online);
 	else
 		assert_int_equal(access("/sys/devices/system/cpu/cpu0/cache",
-		    F_OK), -1);
+				     F_OK),
+		    -1);
 }
 
 /* Checks the NUMA and memory facts against /sys and sysinfo(2). */
 static void
 check_numa_mem(const struct facts *f)
 {
-	struct sysinfo	si;
-	glob_t		g;
-	size_t		nodes = 0;
+	struct sysinfo si;
+	glob_t	       g;
+	size_t	       nodes = 0;
 
 	if (glob("/sys/devices/system/node/node[0-9]*", 0, NULL, &g) == 0)
 		nodes = g.gl_pathc;
@@ -492,10 +492,10 @@ check_numa_mem(const struct facts *f)
 static void
 test_facts(void **state)
 {
-	struct agent	 a;
-	struct facts	 f;
-	struct utsname	 u;
-	int		 i;
+	struct agent   a;
+	struct facts   f;
+	struct utsname u;
+	int	       i;
 
 	(void)state;
 	agent_spawn_tmp(&a);
@@ -515,7 +515,8 @@ test_facts(void **state)
 	    "/sys/devices/system/cpu/intel_pstate/no_turbo");
 	check_file_fact(&f, "smt.control",
 	    "/sys/devices/system/cpu/smt/control");
-	check_file_fact(&f, "clocksource", "/sys/devices/system/clocksource/"
+	check_file_fact(&f, "clocksource",
+	    "/sys/devices/system/clocksource/"
 	    "clocksource0/current_clocksource");
 	check_topology(&f);
 	check_numa_mem(&f);
@@ -533,11 +534,11 @@ test_facts(void **state)
 static void
 test_facts_cli(void **state)
 {
-	struct agent	 a;
-	struct facts	 f;
-	char		 cmd[512], line[8192], want[8192];
-	FILE		*p;
-	int		 i = 0;
+	struct agent a;
+	struct facts f;
+	char	     cmd[512], line[8192], want[8192];
+	FILE	    *p;
+	int	     i = 0;
 
 	(void)state;
 	agent_spawn_tmp(&a);
@@ -565,21 +566,21 @@ test_facts_cli(void **state)
 
 /* A run request. */
 struct run {
-	const char	*id;
-	const char	*argv[8];
-	uint64_t	 iterations, warmups, timeout_ms;
-	const char	*cwd;
-	const char	*env;
+	const char *id;
+	const char *argv[8];
+	uint64_t    iterations, warmups, timeout_ms;
+	const char *cwd;
+	const char *env;
 };
 
 /* Sends RUN and expects RUN_STARTED; returns the runner's pid. */
 static pid_t
 start_run(struct agent *a, const struct run *run)
 {
-	struct proto_buf	b;
-	struct reply		r;
-	pid_t			pid;
-	int			i;
+	struct proto_buf b;
+	struct reply	 r;
+	pid_t		 pid;
+	int		 i;
 
 	proto_begin(&b, PROTO_RUN);
 	proto_add_str(&b, PROTO_T_RUN_ID, run->id);
@@ -603,17 +604,17 @@ start_run(struct agent *a, const struct run *run)
 
 /* One RESULT, decoded. */
 struct result {
-	uint64_t	 seq, warmup, timed_out, wall_ns;
-	int64_t		 exit_status;
-	char		*output;
+	uint64_t seq, warmup, timed_out, wall_ns;
+	int64_t	 exit_status;
+	char	*output;
 };
 
 /* Receives one RESULT of the run. */
 static void
 get_result(struct agent *a, const char *id, struct result *res)
 {
-	struct reply	r;
-	char		*s;
+	struct reply r;
+	char	    *s;
 
 	agent_expect(a, &r, PROTO_RESULT);
 	s = proto_get_str(&r.m, PROTO_T_RUN_ID);
@@ -624,7 +625,8 @@ get_result(struct agent *a, const char *id, struct result *res)
 	res->timed_out = reply_u64(&r, PROTO_T_TIMED_OUT);
 	res->wall_ns = reply_u64(&r, PROTO_T_WALL_NS);
 	assert_int_equal(proto_get_i64(&r.m, PROTO_T_EXIT_STATUS,
-	    &res->exit_status), 0);
+			     &res->exit_status),
+	    0);
 	res->output = proto_get_str(&r.m, PROTO_T_OUTPUT);
 	assert_int_equal(reply_u64(&r, PROTO_T_TRUNCATED), 0);
 	reply_free(&r);
@@ -634,9 +636,9 @@ get_result(struct agent *a, const char *id, struct result *res)
 static uint64_t
 get_done(struct agent *a, const char *id, int state)
 {
-	struct reply	 r;
-	uint64_t	 count;
-	char		*s;
+	struct reply r;
+	uint64_t     count;
+	char	    *s;
 
 	agent_expect(a, &r, PROTO_RUN_DONE);
 	s = proto_get_str(&r.m, PROTO_T_RUN_ID);
@@ -652,14 +654,16 @@ get_done(struct agent *a, const char *id, int state)
 static void
 test_run_results(void **state)
 {
-	struct run	run = { "r1", { "/bin/sh", "-c",
-		"n=$(cat n 2>/dev/null || echo 0); echo $((n + 1)) > n; "
-		"echo \"out$n $HILAB_T\"; echo err >&2; exit $((n + 3))",
-		NULL }, 3, 2, 0, NULL, "HILAB_T=hello" };
-	struct agent	a;
-	struct result	res;
-	char		want[64];
-	uint64_t	i;
+	struct run    run = { "r1",
+		   { "/bin/sh", "-c",
+		       "n=$(cat n 2>/dev/null || echo 0); echo $((n + 1)) > n; "
+			  "echo \"out$n $HILAB_T\"; echo err >&2; exit $((n + 3))",
+		       NULL },
+		   3, 2, 0, NULL, "HILAB_T=hello" };
+	struct agent  a;
+	struct result res;
+	char	      want[64];
+	uint64_t      i;
 
 	(void)state;
 	agent_spawn_tmp(&a);
@@ -687,8 +691,8 @@ static void
 run_once(struct agent *a, const char *id, const char *const *argv,
     uint64_t timeout_ms, struct result *res)
 {
-	struct run	run = { id, { NULL }, 1, 0, timeout_ms, NULL, NULL };
-	int		i;
+	struct run run = { id, { NULL }, 1, 0, timeout_ms, NULL, NULL };
+	int	   i;
 
 	for (i = 0; argv[i] != NULL; i++)
 		run.argv[i] = argv[i];
@@ -702,11 +706,11 @@ static void
 test_run_statuses(void **state)
 {
 	static const char *const nosuch[] = { "/nonexistent/prog", NULL };
-	static const char *const killed[] = { "/bin/sh", "-c",
-		"kill -TERM $$", NULL };
+	static const char *const killed[] = { "/bin/sh", "-c", "kill -TERM $$",
+		NULL };
 	static const char *const literal[] = { "echo", "$HOME", "a;b", NULL };
-	struct agent	a;
-	struct result	res;
+	struct agent		 a;
+	struct result		 res;
 
 	(void)state;
 	agent_spawn_tmp(&a);
@@ -731,8 +735,8 @@ static void
 test_run_wall(void **state)
 {
 	static const char *const argv[] = { "sleep", "0.3", NULL };
-	struct agent	a;
-	struct result	res;
+	struct agent		 a;
+	struct result		 res;
 
 	(void)state;
 	agent_spawn_tmp(&a);
@@ -740,7 +744,7 @@ test_run_wall(void **state)
 	run_once(&a, "wall", argv, 0, &res);
 	assert_int_equal(res.exit_status, 0);
 	assert_true(res.wall_ns >= 300000000u);
-	assert_true(res.wall_ns < 5000000000u);	/* room for a loaded machine */
+	assert_true(res.wall_ns < 5000000000u); /* room for a loaded machine */
 	free(res.output);
 	agent_bye(&a);
 	rm_tree(a.dir);
@@ -750,8 +754,8 @@ test_run_wall(void **state)
 static int
 process_gone(pid_t pid)
 {
-	char	path[64], *stat, *p;
-	int	gone;
+	char path[64], *stat, *p;
+	int  gone;
 
 	snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
 	if ((stat = slurp(path)) == NULL)
@@ -768,11 +772,11 @@ test_timeout(void **state)
 {
 	static const char *const argv[] = { "/bin/sh", "-c",
 		"sleep 100 & echo $!; wait", NULL };
-	struct agent	a;
-	struct result	res;
-	uint64_t	t0;
-	pid_t		child;
-	int		i;
+	struct agent		 a;
+	struct result		 res;
+	uint64_t		 t0;
+	pid_t			 child;
+	int			 i;
 
 	(void)state;
 	agent_spawn_tmp(&a);
@@ -798,7 +802,7 @@ test_timeout(void **state)
 static void
 get_status(struct agent *a, const char *id, struct reply *r)
 {
-	struct proto_buf	b;
+	struct proto_buf b;
 
 	proto_begin(&b, PROTO_STATUS_REQ);
 	if (id != NULL)
@@ -811,7 +815,7 @@ get_status(struct agent *a, const char *id, struct reply *r)
 static int
 status_of(const struct reply *r, const char *id, uint64_t *count)
 {
-	uint16_t	i;
+	uint16_t i;
 
 	for (i = 0; i + 2 < r->m.nfields; i += 3) {
 		if (r->m.fields[i].len == strlen(id) &&
@@ -827,7 +831,7 @@ status_of(const struct reply *r, const char *id, uint64_t *count)
 static void
 send_fetch(struct agent *a, const char *id, uint64_t from, int wait)
 {
-	struct proto_buf	b;
+	struct proto_buf b;
 
 	proto_begin(&b, PROTO_FETCH);
 	proto_add_str(&b, PROTO_T_RUN_ID, id);
@@ -841,8 +845,8 @@ send_fetch(struct agent *a, const char *id, uint64_t from, int wait)
 static void
 send_ack(struct agent *a, const char *id, int type)
 {
-	struct proto_buf	b;
-	struct reply		r;
+	struct proto_buf b;
+	struct reply	 r;
 
 	proto_begin(&b, PROTO_ACK);
 	proto_add_str(&b, PROTO_T_RUN_ID, id);
@@ -855,9 +859,9 @@ send_ack(struct agent *a, const char *id, int type)
 static void
 start_and_drop(struct agent *a)
 {
-	struct run	run = { "drop", { "sleep", "0.2", NULL }, 4, 1, 0,
-		NULL, NULL };
-	struct result	res;
+	struct run    run = { "drop", { "sleep", "0.2", NULL }, 4, 1, 0, NULL,
+		   NULL };
+	struct result res;
 
 	agent_spawn_tmp(a);
 	agent_hello(a);
@@ -873,10 +877,10 @@ start_and_drop(struct agent *a)
 static void
 test_drop_fetch(void **state)
 {
-	struct agent	a;
-	struct reply	r;
-	struct result	res;
-	uint64_t	i, count;
+	struct agent  a;
+	struct reply  r;
+	struct result res;
+	uint64_t      i, count;
 
 	(void)state;
 	start_and_drop(&a);
@@ -914,12 +918,12 @@ static void
 test_status_ack(void **state)
 {
 	static const char *const argv[] = { "true", NULL };
-	struct agent	 a;
-	struct reply	 r;
-	struct result	 res;
-	struct stat	 st;
-	uint64_t	 count;
-	char		 path[128];
+	struct agent		 a;
+	struct reply		 r;
+	struct result		 res;
+	struct stat		 st;
+	uint64_t		 count;
+	char			 path[128];
 
 	(void)state;
 	agent_spawn_tmp(&a);
@@ -957,12 +961,11 @@ static void
 test_run_id_taken(void **state)
 {
 	static const char *const argv[] = { "true", NULL };
-	struct run		run = { "same", { "false", NULL }, 1, 0, 0,
-		NULL, NULL };
-	struct proto_buf	b;
-	struct agent		a;
-	struct reply		r;
-	struct result		res;
+	struct run run = { "same", { "false", NULL }, 1, 0, 0, NULL, NULL };
+	struct proto_buf b;
+	struct agent	 a;
+	struct reply	 r;
+	struct result	 res;
 
 	(void)state;
 	agent_spawn_tmp(&a);
@@ -992,8 +995,8 @@ static void
 tear_results(const char *dir, const char *id)
 {
 	static const unsigned char torn[] = { 0, 0, 1, 0, 0, PROTO_RESULT, 0 };
-	char	path[128];
-	int	fd;
+	char			   path[128];
+	int			   fd;
 
 	snprintf(path, sizeof path, "%s/spool/%s/results", dir, id);
 	assert_true((fd = open(path, O_WRONLY | O_APPEND)) != -1);
@@ -1005,12 +1008,12 @@ tear_results(const char *dir, const char *id)
 static void
 test_runner_killed(void **state)
 {
-	struct run	run = { "dies", { "sleep", "0.05", NULL }, 1000, 0, 0,
-		NULL, NULL };
-	struct agent	a;
-	struct result	res;
-	uint64_t	count, i;
-	pid_t		runner;
+	struct run run = { "dies", { "sleep", "0.05", NULL }, 1000, 0, 0, NULL,
+		NULL };
+	struct agent  a;
+	struct result res;
+	uint64_t      count, i;
+	pid_t	      runner;
 
 	(void)state;
 	agent_spawn_tmp(&a);
@@ -1023,7 +1026,7 @@ test_runner_killed(void **state)
 	kill(runner, SIGKILL);
 	/* Results it sent before dying may still be in the pipe. */
 	for (;;) {
-		struct reply	r;
+		struct reply r;
 
 		agent_recv(&a, &r);
 		if (r.m.type == PROTO_RUN_DONE) {
@@ -1053,9 +1056,9 @@ test_runner_killed(void **state)
 static uint64_t
 direct_runs(int n)
 {
-	uint64_t	t0 = now_ns();
-	pid_t		pid;
-	int		i, status;
+	uint64_t t0 = now_ns();
+	pid_t	 pid;
+	int	 i, status;
 
 	for (i = 0; i < n; i++) {
 		if ((pid = fork()) == 0) {
@@ -1071,12 +1074,12 @@ direct_runs(int n)
 static void
 test_overhead(void **state)
 {
-	struct run	run = { "cost", { "/bin/true", NULL }, 200, 0, 0, NULL,
-		NULL };
-	struct agent	a;
-	struct result	res;
-	uint64_t	t0, total, wall = 0, direct;
-	int		i;
+	struct run    run = { "cost", { "/bin/true", NULL }, 200, 0, 0, NULL,
+		   NULL };
+	struct agent  a;
+	struct result res;
+	uint64_t      t0, total, wall = 0, direct;
+	int	      i;
 
 	(void)state;
 	agent_spawn_tmp(&a);
@@ -1092,8 +1095,8 @@ test_overhead(void **state)
 	get_done(&a, "cost", PROTO_RUN_DONE_OK);
 	total = now_ns() - t0;
 	print_message("agent: %.3f ms per iteration end to end, WALL_NS mean "
-	    "%.3f ms; bare fork+exec+wait %.3f ms\n", total / 200 / 1e6,
-	    wall / 200 / 1e6, direct / 1e6);
+		      "%.3f ms; bare fork+exec+wait %.3f ms\n",
+	    total / 200 / 1e6, wall / 200 / 1e6, direct / 1e6);
 	/* What WALL_NS measures is inside what the whole loop took. */
 	assert_true(wall < total);
 	agent_bye(&a);
@@ -1104,9 +1107,9 @@ test_overhead(void **state)
 static void
 test_static(void **state)
 {
-	Elf64_Ehdr	eh;
-	Elf64_Phdr	ph;
-	int		fd, i;
+	Elf64_Ehdr eh;
+	Elf64_Phdr ph;
+	int	   fd, i;
 
 	(void)state;
 	if (agent_sanitized)
@@ -1117,8 +1120,9 @@ test_static(void **state)
 	assert_int_equal(eh.e_ident[EI_CLASS], ELFCLASS64);
 	assert_true(eh.e_phnum > 0);
 	for (i = 0; i < eh.e_phnum; i++) {
-		assert_int_equal(pread(fd, &ph, sizeof ph, eh.e_phoff +
-		    (off_t)i * eh.e_phentsize), (ssize_t)sizeof ph);
+		assert_int_equal(pread(fd, &ph, sizeof ph,
+				     eh.e_phoff + (off_t)i * eh.e_phentsize),
+		    (ssize_t)sizeof ph);
 		if (ph.p_type == PT_INTERP)
 			fail_msg("\"%s\" has a program interpreter: dynamic",
 			    agent_path);
@@ -1147,8 +1151,8 @@ main(int argc, char **argv)
 		cmocka_unit_test(test_overhead),
 		cmocka_unit_test(test_static),
 	};
-	static char	path[4096];
-	const char	*dir;
+	static char path[4096];
+	const char *dir;
 
 	if (argc > 1)
 		agent_path = argv[1];

@@ -17,8 +17,8 @@
 char *
 dbtest_tmpdir(void)
 {
-	const char	*base = getenv("TMPDIR");
-	char		*dir;
+	const char *base = getenv("TMPDIR");
+	char	   *dir;
 
 	dir = xasprintf("%s/hilab-db-test.XXXXXX", base ? base : "/tmp");
 	assert_non_null(mkdtemp(dir));
@@ -27,8 +27,7 @@ dbtest_tmpdir(void)
 
 /* Removes one entry on the way up. */
 static int
-dbtest_rm_cb(const char *path, const struct stat *st, int flag,
-    struct FTW *ftw)
+dbtest_rm_cb(const char *path, const struct stat *st, int flag, struct FTW *ftw)
 {
 	return remove(path);
 }
@@ -51,8 +50,8 @@ dbtest_path(const char *dir, const char *name)
 struct db *
 dbtest_open(const char *dir, const char *name)
 {
-	struct db	*db;
-	char		*path, *cause = NULL;
+	struct db *db;
+	char	  *path, *cause = NULL;
 
 	path = dbtest_path(dir, name);
 	db = db_open(path, &cause);
@@ -73,9 +72,9 @@ dbtest_have_cli(void)
 char *
 dbtest_cli(const char *path, const char *sql)
 {
-	char	*cmd, *sqlfile, *out;
-	FILE	*f;
-	size_t	 n, len = 0;
+	char  *cmd, *sqlfile, *out;
+	FILE  *f;
+	size_t n, len = 0;
 
 	sqlfile = xasprintf("%s.cli.sql", path);
 	assert_non_null(f = fopen(sqlfile, "w"));
@@ -98,8 +97,8 @@ dbtest_cli(const char *path, const char *sql)
 int64_t
 dbtest_cli_int(const char *path, const char *sql)
 {
-	char	*out;
-	int64_t	 v;
+	char   *out;
+	int64_t v;
 
 	out = dbtest_cli(path, sql);
 	v = strtoll(out, NULL, 10);
@@ -109,13 +108,12 @@ dbtest_cli_int(const char *path, const char *sql)
 
 /* A machine, kernel, job and n runs on it: returns the job id. */
 int64_t
-dbtest_fixture(struct db *db, const char *machine, int nruns,
-    int64_t *run_ids)
+dbtest_fixture(struct db *db, const char *machine, int nruns, int64_t *run_ids)
 {
-	struct db_run	 r = { 0 };
-	char		*cause = NULL;
-	int64_t		 job, kernel, id;
-	int		 i;
+	struct db_run r = { 0 };
+	char	     *cause = NULL;
+	int64_t	      job, kernel, id;
+	int	      i;
 
 	if (db_machine_upsert(db, machine, "libvirt", "x86_64", &cause) == -1)
 		fail_msg("%s", cause);

@@ -11,16 +11,16 @@
 #include "tests/unit/db/dbtest.h"
 
 struct fixture {
-	char		*dir;
-	struct db	*db;
-	char		*cause;
+	char	  *dir;
+	struct db *db;
+	char	  *cause;
 };
 
 /* Opens a fresh database in a temporary directory. */
 static int
 setup(void **state)
 {
-	struct fixture	*f = calloc(1, sizeof *f);
+	struct fixture *f = calloc(1, sizeof *f);
 
 	f->dir = dbtest_tmpdir();
 	f->db = dbtest_open(f->dir, "hilab.db");
@@ -32,7 +32,7 @@ setup(void **state)
 static int
 teardown(void **state)
 {
-	struct fixture	*f = *state;
+	struct fixture *f = *state;
 
 	db_close(f->db);
 	dbtest_rmtree(f->dir);
@@ -57,12 +57,12 @@ expect_cause(struct fixture *f, const char *text)
 static void
 test_job_states(void **state)
 {
-	struct fixture	*f = *state;
-	struct db_job	*j;
-	int64_t		 id;
+	struct fixture *f = *state;
+	struct db_job  *j;
+	int64_t		id;
 
-	id = db_job_insert(f->db, "seed0", "seed0.yaml", "{\"a\":1}",
-	    &f->cause);
+	id =
+	    db_job_insert(f->db, "seed0", "seed0.yaml", "{\"a\":1}", &f->cause);
 	assert_true(id > 0);
 	j = db_job_get(f->db, id, &f->cause);
 	assert_non_null(j);
@@ -77,12 +77,15 @@ test_job_states(void **state)
 	    -1);
 	expect_cause(f, "job 1: cannot go from queued to done");
 	assert_int_equal(db_job_set_state(f->db, id, DB_RUNNING, NULL,
-	    &f->cause), 0);
+			     &f->cause),
+	    0);
 	assert_int_equal(db_job_set_state(f->db, id, DB_RUNNING, NULL,
-	    &f->cause), -1);
+			     &f->cause),
+	    -1);
 	expect_cause(f, "cannot go from running to running");
 	assert_int_equal(db_job_set_state(f->db, id, DB_FAILED, "no kernel",
-	    &f->cause), 0);
+			     &f->cause),
+	    0);
 	j = db_job_get(f->db, id, &f->cause);
 	assert_int_equal(j->state, DB_FAILED);
 	assert_string_equal(j->error, "no kernel");
@@ -91,7 +94,8 @@ test_job_states(void **state)
 	assert_null(db_job_get(f->db, 99, &f->cause));
 	expect_cause(f, "no job 99");
 	assert_int_equal(db_job_set_state(f->db, 99, DB_RUNNING, NULL,
-	    &f->cause), -1);
+			     &f->cause),
+	    -1);
 	expect_cause(f, "no job 99");
 }
 
@@ -99,9 +103,9 @@ test_job_states(void **state)
 static void
 test_job_cancel_and_next(void **state)
 {
-	struct fixture	*f = *state;
-	struct db_job	*j;
-	int64_t		 a, b;
+	struct fixture *f = *state;
+	struct db_job  *j;
+	int64_t		a, b;
 
 	assert_null(db_job_next_queued(f->db, &f->cause));
 	assert_null(f->cause);
@@ -116,7 +120,8 @@ test_job_cancel_and_next(void **state)
 	assert_int_equal(j->state, DB_QUEUED);
 	db_job_free(j);
 	assert_int_equal(db_job_set_state(f->db, a, DB_CANCELLED, NULL,
-	    &f->cause), 0);
+			     &f->cause),
+	    0);
 	assert_int_equal(db_job_cancel_request(f->db, a, &f->cause), -1);
 	expect_cause(f, "cannot go from cancelled to cancelled");
 	j = db_job_next_queued(f->db, &f->cause);
@@ -129,11 +134,11 @@ test_job_cancel_and_next(void **state)
 static void
 test_runs(void **state)
 {
-	struct fixture	*f = *state;
-	struct db_run	*list, *r;
-	struct db_job	*jobs;
-	size_t		 n;
-	int64_t		 ids[4], job;
+	struct fixture *f = *state;
+	struct db_run  *list, *r;
+	struct db_job  *jobs;
+	size_t		n;
+	int64_t		ids[4], job;
 
 	job = dbtest_fixture(f->db, "vm32", 4, ids);
 	assert_int_equal(db_run_list(f->db, job, &list, &n, &f->cause), 0);
@@ -148,23 +153,29 @@ test_runs(void **state)
 	assert_int_equal(r->id, ids[0]);
 	db_run_free(r);
 	assert_int_equal(db_run_start(f->db, ids[0], "r-1", "{\"cpus\":32}",
-	    &f->cause), 0);
+			     &f->cause),
+	    0);
 	assert_int_equal(db_run_start(f->db, ids[0], "r-1b", NULL, &f->cause),
 	    -1);
 	expect_cause(f, "run 1: cannot go from running to running");
 	assert_int_equal(db_run_start(f->db, ids[1], "r-1", NULL, &f->cause),
 	    -1);
-	expect_cause(f, "start run: UNIQUE constraint failed: "
+	expect_cause(f,
+	    "start run: UNIQUE constraint failed: "
 	    "runs.agent_run_id");
 	assert_int_equal(db_run_set_state(f->db, ids[0], DB_DONE, NULL,
-	    &f->cause), 0);
+			     &f->cause),
+	    0);
 	assert_int_equal(db_run_set_state(f->db, ids[1], DB_DONE, NULL,
-	    &f->cause), -1);
+			     &f->cause),
+	    -1);
 	expect_cause(f, "cannot go from queued to done");
 	assert_int_equal(db_run_set_state(f->db, ids[1], DB_FAILED,
-	    "kernel did not boot", &f->cause), 0);
+			     "kernel did not boot", &f->cause),
+	    0);
 	assert_int_equal(db_run_set_console(f->db, ids[1], "Kernel panic",
-	    &f->cause), 0);
+			     &f->cause),
+	    0);
 	r = db_run_get(f->db, ids[1], &f->cause);
 	assert_string_equal(r->error, "kernel did not boot");
 	assert_string_equal(r->console, "Kernel panic");
@@ -183,10 +194,9 @@ test_runs(void **state)
 	assert_int_equal(jobs[0].runs[DB_QUEUED], 0);
 	db_job_list_free(jobs, n);
 	/* A failed run done again as another does not count as failed. */
-	assert_int_equal(db_run_set_retried(f->db, ids[1], ids[0],
-	    &f->cause), 0);
-	assert_int_equal(db_run_set_retried(f->db, 999, ids[0], &f->cause),
-	    -1);
+	assert_int_equal(db_run_set_retried(f->db, ids[1], ids[0], &f->cause),
+	    0);
+	assert_int_equal(db_run_set_retried(f->db, 999, ids[0], &f->cause), -1);
 	expect_cause(f, "no run 999");
 	assert_int_equal(db_job_list(f->db, &jobs, &n, &f->cause), 0);
 	assert_int_equal(jobs[0].runs[DB_FAILED], 0);
@@ -198,8 +208,8 @@ test_runs(void **state)
 static void
 test_run_foreign_keys(void **state)
 {
-	struct fixture	*f = *state;
-	struct db_run	 r = { 0 };
+	struct fixture *f = *state;
+	struct db_run	r = { 0 };
 
 	dbtest_fixture(f->db, "vm32", 0, NULL);
 	r.job = 1;
@@ -218,11 +228,11 @@ test_run_foreign_keys(void **state)
 static void
 test_results_and_resume(void **state)
 {
-	struct fixture		*f = *state;
-	struct db_interrupted	*list;
-	struct db_result	 res = { 0 };
-	size_t			 n;
-	int64_t			 ids[3];
+	struct fixture	      *f = *state;
+	struct db_interrupted *list;
+	struct db_result       res = { 0 };
+	size_t		       n;
+	int64_t		       ids[3];
 
 	dbtest_fixture(f->db, "vm32", 3, ids);
 	assert_int_equal(db_run_start(f->db, ids[0], "a-1", NULL, &f->cause),
@@ -253,10 +263,10 @@ test_results_and_resume(void **state)
 static void
 test_kernels_machines(void **state)
 {
-	struct fixture		*f = *state;
-	struct db_machine	*m;
-	struct db_kernel	*k;
-	int64_t			 a, b, c;
+	struct fixture	  *f = *state;
+	struct db_machine *m;
+	struct db_kernel  *k;
+	int64_t		   a, b, c;
 
 	a = db_kernel_upsert(f->db, "base", "", "{\"base\":\"v6.8\"}",
 	    &f->cause);
@@ -268,19 +278,24 @@ test_kernels_machines(void **state)
 	assert_int_equal(a, b);
 	assert_int_not_equal(a, c);
 	assert_int_equal(db_kernel_set_version(f->db, a, "6.8.0-hilab",
-	    "#1 SMP", &f->cause), 0);
+			     "#1 SMP", &f->cause),
+	    0);
 	k = db_kernel_get(f->db, a, &f->cause);
 	assert_string_equal(k->release, "6.8.0-hilab");
 	assert_string_equal(k->cmdline, "quiet");
 	db_kernel_free(k);
 	assert_int_equal(db_machine_upsert(f->db, "epyc", "ssh", "x86_64",
-	    &f->cause), 0);
+			     &f->cause),
+	    0);
 	assert_int_equal(db_machine_upsert(f->db, "epyc", "ssh", "aarch64",
-	    &f->cause), 0);
+			     &f->cause),
+	    0);
 	assert_int_equal(db_machine_set_facts(f->db, "epyc", "{\"cpus\":256}",
-	    &f->cause), 0);
+			     &f->cause),
+	    0);
 	assert_int_equal(db_machine_set_health(f->db, "epyc", DB_HEALTH_GOOD,
-	    &f->cause), 0);
+			     &f->cause),
+	    0);
 	m = db_machine_get(f->db, "epyc", &f->cause);
 	assert_string_equal(m->arch, "aarch64");
 	assert_string_equal(m->facts, "{\"cpus\":256}");
@@ -288,7 +303,8 @@ test_kernels_machines(void **state)
 	assert_null(m->lease_owner);
 	db_machine_free(m);
 	assert_int_equal(db_machine_set_health(f->db, "nope", DB_HEALTH_BAD,
-	    &f->cause), -1);
+			     &f->cause),
+	    -1);
 	expect_cause(f, "no machine \"nope\"");
 }
 
@@ -297,17 +313,20 @@ static void
 test_events(void **state)
 {
 	struct fixture	*f = *state;
-	struct db_event	*ev;
+	struct db_event *ev;
 	size_t		 n;
 	int64_t		 job, ids[1];
 
 	job = dbtest_fixture(f->db, "vm32", 1, ids);
 	assert_int_equal(db_event_add(f->db, 0, 0, "vm32", DB_INFO, &f->cause,
-	    "machine %s up", "vm32"), 0);
+			     "machine %s up", "vm32"),
+	    0);
 	assert_int_equal(db_event_add(f->db, job, ids[0], "vm32", DB_WARN,
-	    &f->cause, "run %d: %s", 1, "slow"), 0);
-	assert_int_equal(db_event_add(f->db, job, 0, NULL, DB_ERROR,
-	    &f->cause, "done"), 0);
+			     &f->cause, "run %d: %s", 1, "slow"),
+	    0);
+	assert_int_equal(db_event_add(f->db, job, 0, NULL, DB_ERROR, &f->cause,
+			     "done"),
+	    0);
 	assert_int_equal(db_event_list(f->db, job, 0, &ev, &n, &f->cause), 0);
 	assert_int_equal(n, 2);
 	assert_string_equal(ev[0].message, "run 1: slow");

@@ -11,24 +11,24 @@
 #include <cmocka.h>
 
 #include "db/db.h"
-#include "tests/unit/db/dbtest.h"
 #include "tests/lib/skip.h"
+#include "tests/unit/db/dbtest.h"
 
-#define BIG_BATCH	100000
+#define BIG_BATCH 100000
 
 struct fixture {
-	char		*dir;
-	char		*path;
-	struct db	*db;
-	int64_t		 runs[4];
-	char		*cause;
+	char	  *dir;
+	char	  *path;
+	struct db *db;
+	int64_t	   runs[4];
+	char	  *cause;
 };
 
 /* Opens a fresh database with a job of four runs. */
 static int
 setup(void **state)
 {
-	struct fixture	*f = calloc(1, sizeof *f);
+	struct fixture *f = calloc(1, sizeof *f);
 
 	f->dir = dbtest_tmpdir();
 	f->path = dbtest_path(f->dir, "hilab.db");
@@ -42,7 +42,7 @@ setup(void **state)
 static int
 teardown(void **state)
 {
-	struct fixture	*f = *state;
+	struct fixture *f = *state;
 
 	db_close(f->db);
 	dbtest_rmtree(f->dir);
@@ -57,7 +57,7 @@ teardown(void **state)
 static void
 make_samples(struct fixture *f, struct db_sample *v, size_t n)
 {
-	size_t	i;
+	size_t i;
 
 	for (i = 0; i < n; i++) {
 		v[i].run = f->runs[i % 4];
@@ -71,34 +71,36 @@ make_samples(struct fixture *f, struct db_sample *v, size_t n)
 static void
 test_reingest_idempotent(void **state)
 {
-	struct fixture		*f = *state;
-	struct db_sample	 v[64];
-	double			*vals;
-	size_t			 n;
+	struct fixture	*f = *state;
+	struct db_sample v[64];
+	double		*vals;
+	size_t		 n;
 
 	make_samples(f, v, 64);
 	assert_int_equal(db_samples_insert(f->db, v, 64, &f->cause), 64);
 	assert_int_equal(db_samples_insert(f->db, v, 64, &f->cause), 0);
-	v[3].value = 1e9;	/* a re-sent sample does not overwrite */
+	v[3].value = 1e9; /* a re-sent sample does not overwrite */
 	assert_int_equal(db_samples_insert(f->db, v, 64, &f->cause), 0);
 	assert_int_equal(db_samples_get(f->db, f->runs[0], "ops", &vals, &n,
-	    &f->cause), 0);
+			     &f->cause),
+	    0);
 	assert_int_equal(n, 8);
 	assert_true(vals[0] == 0.0 && vals[1] == 4.0);
 	free(vals);
 	if (dbtest_have_cli())
 		assert_int_equal(dbtest_cli_int(f->path,
-		    "SELECT count(*) FROM samples;"), 64);
+				     "SELECT count(*) FROM samples;"),
+		    64);
 }
 
 /* A bad sample fails the whole batch: nothing of it is stored. */
 static void
 test_batch_atomic(void **state)
 {
-	struct fixture		*f = *state;
-	struct db_sample	 v[16];
-	double			*vals;
-	size_t			 n;
+	struct fixture	*f = *state;
+	struct db_sample v[16];
+	double		*vals;
+	size_t		 n;
 
 	make_samples(f, v, 16);
 	v[9].value = NAN;
@@ -111,7 +113,8 @@ test_batch_atomic(void **state)
 	assert_int_equal(db_samples_insert(f->db, v, 16, &f->cause), -1);
 	assert_non_null(strstr(f->cause, "insert sample: FOREIGN KEY"));
 	assert_int_equal(db_samples_get(f->db, f->runs[0], "ops", &vals, &n,
-	    &f->cause), 0);
+			     &f->cause),
+	    0);
 	assert_int_equal(n, 0);
 	free(vals);
 }
@@ -120,17 +123,18 @@ test_batch_atomic(void **state)
 static void
 test_batch_in_caller_transaction(void **state)
 {
-	struct fixture		*f = *state;
-	struct db_sample	 v[8];
-	double			*vals;
-	size_t			 n;
+	struct fixture	*f = *state;
+	struct db_sample v[8];
+	double		*vals;
+	size_t		 n;
 
 	make_samples(f, v, 8);
 	assert_int_equal(db_begin(f->db, &f->cause), 0);
 	assert_int_equal(db_samples_insert(f->db, v, 8, &f->cause), 8);
 	assert_int_equal(db_rollback(f->db, &f->cause), 0);
 	assert_int_equal(db_samples_get(f->db, f->runs[0], "ops", &vals, &n,
-	    &f->cause), 0);
+			     &f->cause),
+	    0);
 	assert_int_equal(n, 0);
 	free(vals);
 }
@@ -139,10 +143,10 @@ test_batch_in_caller_transaction(void **state)
 static void
 test_big_batch(void **state)
 {
-	struct fixture		*f = *state;
-	struct db_sample	*v;
-	struct timespec		 a, b;
-	double			 secs;
+	struct fixture	 *f = *state;
+	struct db_sample *v;
+	struct timespec	  a, b;
+	double		  secs;
 
 	v = calloc(BIG_BATCH, sizeof *v);
 	make_samples(f, v, BIG_BATCH);
@@ -151,32 +155,37 @@ test_big_batch(void **state)
 	    BIG_BATCH);
 	clock_gettime(CLOCK_MONOTONIC, &b);
 	secs = (double)(b.tv_sec - a.tv_sec) + (b.tv_nsec - a.tv_nsec) / 1e9;
-	printf("# samples ingest: %d rows in %.3f s = %.0f rows/s\n",
-	    BIG_BATCH, secs, BIG_BATCH / secs);
+	printf("# samples ingest: %d rows in %.3f s = %.0f rows/s\n", BIG_BATCH,
+	    secs, BIG_BATCH / secs);
 	free(v);
 	if (!dbtest_have_cli())
 		return;
 	assert_int_equal(dbtest_cli_int(f->path,
-	    "SELECT count(*) FROM samples;"), BIG_BATCH);
+			     "SELECT count(*) FROM samples;"),
+	    BIG_BATCH);
 	/* each (run, metric) holds 12500 samples: i/8 for 0..12499 */
-	assert_int_equal(dbtest_cli_int(f->path, "SELECT count(*) FROM "
-	    "(SELECT run, metric, count(*) AS n FROM samples "
-	    "GROUP BY run, metric HAVING n = 12500);"), 8);
+	assert_int_equal(dbtest_cli_int(f->path,
+			     "SELECT count(*) FROM "
+			     "(SELECT run, metric, count(*) AS n FROM samples "
+			     "GROUP BY run, metric HAVING n = 12500);"),
+	    8);
 }
 
 /* A per-(run, metric) summary reads only the samples key, no table. */
 static void
 test_summary_is_covered(void **state)
 {
-	struct fixture	*f = *state;
-	char		*plan;
+	struct fixture *f = *state;
+	char	       *plan;
 
 	if (!dbtest_have_cli())
 		skip_missing("the sqlite3 program (Debian package sqlite3)");
-	plan = dbtest_cli(f->path, "EXPLAIN QUERY PLAN SELECT avg(value), "
+	plan = dbtest_cli(f->path,
+	    "EXPLAIN QUERY PLAN SELECT avg(value), "
 	    "count(*) FROM samples WHERE run = 1 AND metric = 'ops';");
-	if (strstr(plan, "SEARCH samples USING PRIMARY KEY (run=? AND "
-	    "metric=?)") == NULL)
+	if (strstr(plan,
+		"SEARCH samples USING PRIMARY KEY (run=? AND "
+		"metric=?)") == NULL)
 		fail_msg("unexpected plan: %s", plan);
 	free(plan);
 }
@@ -185,8 +194,8 @@ int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_reingest_idempotent,
-		    setup, teardown),
+		cmocka_unit_test_setup_teardown(test_reingest_idempotent, setup,
+		    teardown),
 		cmocka_unit_test_setup_teardown(test_batch_atomic, setup,
 		    teardown),
 		cmocka_unit_test_setup_teardown(

@@ -8,14 +8,14 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include <cmocka.h>
 #include <sqlite3.h>
+#include <cmocka.h>
 
 #include "common/xmalloc.h"
 #include "db/db.h"
 #include "db/migrate.h"
-#include "tests/unit/db/dbtest.h"
 #include "tests/lib/skip.h"
+#include "tests/unit/db/dbtest.h"
 
 /* Creates the test's temporary directory. */
 static int
@@ -38,8 +38,8 @@ teardown(void **state)
 static int64_t
 query_int(struct db *db, const char *sql)
 {
-	sqlite3_stmt	*s;
-	int64_t		 v;
+	sqlite3_stmt *s;
+	int64_t	      v;
 
 	assert_int_equal(sqlite3_prepare_v2(db_sqlite(db), sql, -1, &s, NULL),
 	    SQLITE_OK);
@@ -53,8 +53,8 @@ query_int(struct db *db, const char *sql)
 static void
 test_create(void **state)
 {
-	struct db	*db;
-	char		*path, *cause = NULL;
+	struct db *db;
+	char	  *path, *cause = NULL;
 
 	path = dbtest_path(*state, "a/b/hilab.db");
 	db = db_open(path, &cause);
@@ -68,10 +68,13 @@ test_create(void **state)
 	assert_int_equal(query_int(db, "PRAGMA foreign_keys"), 1);
 	assert_int_equal(query_int(db, "PRAGMA synchronous"), 1);
 	assert_int_equal(query_int(db, "PRAGMA busy_timeout"), 5000);
-	assert_int_equal(query_int(db, "SELECT count(*) FROM sqlite_master "
-	    "WHERE name IN ('machines', 'kernels', 'jobs', 'runs', "
-	    "'run_results', 'samples', 'metrics', 'events', 'v_runs', "
-	    "'v_samples')"), 10);
+	assert_int_equal(
+	    query_int(db,
+		"SELECT count(*) FROM sqlite_master "
+		"WHERE name IN ('machines', 'kernels', 'jobs', 'runs', "
+		"'run_results', 'samples', 'metrics', 'events', 'v_runs', "
+		"'v_samples')"),
+	    10);
 	db_close(db);
 	if (dbtest_have_cli()) {
 		char *mode = dbtest_cli(path, "PRAGMA journal_mode;");
@@ -85,9 +88,9 @@ test_create(void **state)
 static void
 test_reopen(void **state)
 {
-	struct db	*db;
-	char		*cause = NULL;
-	int64_t		 job;
+	struct db *db;
+	char	  *cause = NULL;
+	int64_t	   job;
 
 	db = dbtest_open(*state, "hilab.db");
 	job = db_job_insert(db, "j", NULL, "{}", &cause);
@@ -104,9 +107,9 @@ test_reopen(void **state)
 static void
 test_newer_refused(void **state)
 {
-	struct db	*db;
-	sqlite3		*h;
-	char		*path, *sql, *cause = NULL;
+	struct db *db;
+	sqlite3	  *h;
+	char	  *path, *sql, *cause = NULL;
 
 	db = dbtest_open(*state, "hilab.db");
 	db_close(db);
@@ -132,13 +135,14 @@ test_newer_refused(void **state)
 static void
 test_foreign_refused(void **state)
 {
-	sqlite3	*h;
+	sqlite3 *h;
 	char	*path, *cause = NULL;
 
 	path = dbtest_path(*state, "other.db");
 	assert_int_equal(sqlite3_open(path, &h), SQLITE_OK);
 	assert_int_equal(sqlite3_exec(h, "CREATE TABLE t (x)", NULL, NULL,
-	    NULL), SQLITE_OK);
+			     NULL),
+	    SQLITE_OK);
 	sqlite3_close(h);
 	assert_null(db_open(path, &cause));
 	assert_non_null(strstr(cause, "not a hilab database"));
@@ -150,13 +154,14 @@ test_foreign_refused(void **state)
 static void
 make_v1(const char *path)
 {
-	const char	*src = getenv("HILAB_SRCDIR");
-	sqlite3		*h;
-	char		*sql;
+	const char *src = getenv("HILAB_SRCDIR");
+	sqlite3	   *h;
+	char	   *sql;
 
 	if (src != NULL && dbtest_have_cli()) {
 		sql = xasprintf(".read %s/db/schema/%s.sql\n"
-		    "PRAGMA user_version = 1;\n", src, db_migrations[0].name);
+				"PRAGMA user_version = 1;\n",
+		    src, db_migrations[0].name);
 		free(dbtest_cli(path, sql));
 	} else {
 		sql = xasprintf("%s\n;PRAGMA user_version = 1;",
@@ -173,15 +178,17 @@ make_v1(const char *path)
 static void
 test_upgrade_from_v1(void **state)
 {
-	struct db	*db;
-	sqlite3		*h;
-	char		*path, *cause = NULL;
+	struct db *db;
+	sqlite3	  *h;
+	char	  *path, *cause = NULL;
 
 	path = dbtest_path(*state, "old.db");
 	make_v1(path);
 	assert_int_equal(sqlite3_open(path, &h), SQLITE_OK);
-	assert_int_equal(sqlite3_exec(h, "INSERT INTO jobs (name, spec, "
-	    "submitted_at) VALUES ('old', '{}', 1)", NULL, NULL, NULL),
+	assert_int_equal(sqlite3_exec(h,
+			     "INSERT INTO jobs (name, spec, "
+			     "submitted_at) VALUES ('old', '{}', 1)",
+			     NULL, NULL, NULL),
 	    SQLITE_OK);
 	sqlite3_close(h);
 	assert_null(db_open_readonly(path, &cause));
@@ -192,8 +199,10 @@ test_upgrade_from_v1(void **state)
 	assert_non_null(db);
 	assert_int_equal(query_int(db, "PRAGMA user_version"),
 	    db_schema_version());
-	assert_int_equal(query_int(db, "SELECT count(*) FROM sqlite_master "
-	    "WHERE type = 'view'"), 2);
+	assert_int_equal(query_int(db,
+			     "SELECT count(*) FROM sqlite_master "
+			     "WHERE type = 'view'"),
+	    2);
 	assert_int_equal(query_int(db, "SELECT count(*) FROM jobs"), 1);
 	db_close(db);
 	free(path);
@@ -203,27 +212,29 @@ test_upgrade_from_v1(void **state)
 static void
 test_failed_migration_rolls_back(void **state)
 {
-	const struct db_migration	 m[] = {
+	const struct db_migration m[] = {
 		{ 1, "001_ok", "CREATE TABLE a (x);" },
 		{ 2, "002_bad",
 		    "CREATE TABLE b (x); INSERT INTO nope VALUES (1);" },
 	};
-	sqlite3				*h;
-	char				*path, *cause = NULL;
-	int64_t				 v = -1;
-	sqlite3_stmt			*s;
+	sqlite3	     *h;
+	char	     *path, *cause = NULL;
+	int64_t	      v = -1;
+	sqlite3_stmt *s;
 
 	path = dbtest_path(*state, "bad.db");
 	assert_int_equal(sqlite3_open(path, &h), SQLITE_OK);
 	assert_int_equal(db_migrate(h, path, m, 2, 0, &cause), -1);
 	assert_non_null(strstr(cause, "migration 002_bad: no such table"));
-	sqlite3_prepare_v2(h, "SELECT (SELECT user_version FROM "
+	sqlite3_prepare_v2(h,
+	    "SELECT (SELECT user_version FROM "
 	    "pragma_user_version) * 10 + (SELECT count(*) FROM sqlite_master "
-	    "WHERE name = 'b')", -1, &s, NULL);
+	    "WHERE name = 'b')",
+	    -1, &s, NULL);
 	assert_int_equal(sqlite3_step(s), SQLITE_ROW);
 	v = sqlite3_column_int64(s, 0);
 	sqlite3_finalize(s);
-	assert_int_equal(v, 10);	/* version 1, no table b */
+	assert_int_equal(v, 10); /* version 1, no table b */
 	sqlite3_close(h);
 	free(cause);
 	free(path);
@@ -233,12 +244,12 @@ test_failed_migration_rolls_back(void **state)
 static void
 test_all_files_embedded(void **state)
 {
-	const char	*src = getenv("HILAB_SRCDIR");
-	struct dirent	*e;
-	DIR		*d;
-	char		*dir;
-	size_t		 n = 0, len, i;
-	int		 found;
+	const char    *src = getenv("HILAB_SRCDIR");
+	struct dirent *e;
+	DIR	      *d;
+	char	      *dir;
+	size_t	       n = 0, len, i;
+	int	       found;
 
 	if (src == NULL)
 		skip_missing("HILAB_SRCDIR is not set");
@@ -251,8 +262,9 @@ test_all_files_embedded(void **state)
 		n++;
 		found = 0;
 		for (i = 0; i < db_migrations_count; i++)
-			if (strncmp(db_migrations[i].name, e->d_name, len - 4)
-			    == 0 && db_migrations[i].name[len - 4] == '\0')
+			if (strncmp(db_migrations[i].name, e->d_name,
+				len - 4) == 0 &&
+			    db_migrations[i].name[len - 4] == '\0')
 				found = 1;
 		if (!found)
 			fail_msg("db/schema/%s is not in db/meson.build",
@@ -269,25 +281,30 @@ test_all_files_embedded(void **state)
 static void
 test_views(void **state)
 {
-	struct db_sample	 v[2];
-	struct db		*db;
-	char			*cause = NULL, *path, *out;
-	int64_t			 runs[2];
+	struct db_sample v[2];
+	struct db	*db;
+	char		*cause = NULL, *path, *out;
+	int64_t		 runs[2];
 
 	db = dbtest_open(*state, "hilab.db");
 	dbtest_fixture(db, "vm32", 2, runs);
 	assert_int_equal(db_metric_upsert(db, "time", "s", "lower", "amean",
-	    &cause), 0);
+			     &cause),
+	    0);
 	v[0] = (struct db_sample){ runs[1], "time", 0, 1.5 };
 	v[1] = (struct db_sample){ runs[1], "time", 1, 2.5 };
 	assert_int_equal(db_samples_insert(db, v, 2, &cause), 2);
-	assert_int_equal(query_int(db, "SELECT count(*) FROM v_runs WHERE "
-	    "job_name = 'seed0' AND machine = 'vm32' AND kernel = 'base'"), 2);
+	assert_int_equal(
+	    query_int(db,
+		"SELECT count(*) FROM v_runs WHERE "
+		"job_name = 'seed0' AND machine = 'vm32' AND kernel = 'base'"),
+	    2);
 	db_close(db);
 	if (!dbtest_have_cli())
 		skip_missing("the sqlite3 program (Debian package sqlite3)");
 	path = dbtest_path(*state, "hilab.db");
-	out = dbtest_cli(path, ".mode list\nSELECT job_name, machine, kernel, "
+	out = dbtest_cli(path,
+	    ".mode list\nSELECT job_name, machine, kernel, "
 	    "benchmark, params, round, metric, unit, iteration, value "
 	    "FROM v_samples ORDER BY iteration;");
 	assert_string_equal(out,
@@ -301,8 +318,8 @@ test_views(void **state)
 static void
 test_readonly(void **state)
 {
-	struct db	*db;
-	char		*path, *cause = NULL;
+	struct db *db;
+	char	  *path, *cause = NULL;
 
 	db = dbtest_open(*state, "hilab.db");
 	assert_true(db_job_insert(db, "j", NULL, "{}", &cause) > 0);
@@ -312,7 +329,8 @@ test_readonly(void **state)
 	assert_non_null(db);
 	assert_int_equal(query_int(db, "SELECT count(*) FROM jobs"), 1);
 	assert_int_equal(db_job_insert(db, "k", NULL, "{}", &cause), -1);
-	assert_non_null(strstr(cause, "insert job: attempt to write a "
+	assert_non_null(strstr(cause,
+	    "insert job: attempt to write a "
 	    "readonly database"));
 	free(cause);
 	db_close(db);
@@ -341,8 +359,7 @@ main(void)
 		    test_failed_migration_rolls_back, setup, teardown),
 		cmocka_unit_test(test_all_files_embedded),
 		cmocka_unit_test_setup_teardown(test_views, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_readonly, setup,
-		    teardown),
+		cmocka_unit_test_setup_teardown(test_readonly, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

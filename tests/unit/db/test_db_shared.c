@@ -8,14 +8,14 @@
 #include <string.h>
 #include <unistd.h>
 
-#include <cmocka.h>
 #include <sqlite3.h>
+#include <cmocka.h>
 
 #include "common/xmalloc.h"
 #include "db/db.h"
 #include "tests/unit/db/dbtest.h"
 
-#define WRITER_TXNS	300
+#define WRITER_TXNS 300
 
 /* Creates the test's temporary directory. */
 static int
@@ -38,9 +38,9 @@ teardown(void **state)
 static void
 test_lease_exclusive(void **state)
 {
-	struct db		*a, *b;
-	struct db_machine	*m;
-	char			*cause = NULL;
+	struct db	  *a, *b;
+	struct db_machine *m;
+	char		  *cause = NULL;
 
 	a = dbtest_open(*state, "hilab.db");
 	b = dbtest_open(*state, "hilab.db");
@@ -64,8 +64,7 @@ test_lease_exclusive(void **state)
 	assert_int_equal(db_machine_release(a, "epyc", "ctl-a", &cause), 1);
 	assert_int_equal(db_machine_lease(b, "epyc", "ctl-b", 60000, &cause),
 	    1);
-	assert_int_equal(db_machine_lease(a, "nosuch", "ctl-a", 1, &cause),
-	    -1);
+	assert_int_equal(db_machine_lease(a, "nosuch", "ctl-a", 1, &cause), -1);
 	assert_non_null(strstr(cause, "lease machine: no machine \"nosuch\""));
 	free(cause);
 	db_close(a);
@@ -76,8 +75,8 @@ test_lease_exclusive(void **state)
 static void
 test_lease_expiry(void **state)
 {
-	struct db	*a, *b;
-	char		*cause = NULL;
+	struct db *a, *b;
+	char	  *cause = NULL;
 
 	a = dbtest_open(*state, "hilab.db");
 	b = dbtest_open(*state, "hilab.db");
@@ -99,22 +98,22 @@ test_lease_expiry(void **state)
 }
 
 struct writer {
-	const char	*dir;
-	int64_t		 run;
-	int		 errors;
-	char		*first_error;
+	const char *dir;
+	int64_t	    run;
+	int	    errors;
+	char	   *first_error;
 };
 
 /* One thread: its own connection, many small write transactions. */
 static void *
 writer_main(void *arg)
 {
-	struct writer		*w = arg;
-	struct db_sample	 s;
-	struct db_result	 r = { 0 };
-	struct db		*db;
-	char			*cause = NULL;
-	int			 i;
+	struct writer	*w = arg;
+	struct db_sample s;
+	struct db_result r = { 0 };
+	struct db	*db;
+	char		*cause = NULL;
+	int		 i;
 
 	db = dbtest_open(w->dir, "hilab.db");
 	s.run = r.run = w->run;
@@ -125,7 +124,7 @@ writer_main(void *arg)
 		if (db_samples_insert(db, &s, 1, &cause) != 1 ||
 		    db_run_result_insert(db, &r, &cause) != 1 ||
 		    db_event_add(db, 0, w->run, NULL, DB_DEBUG, &cause,
-		    "seq %d", i) == -1) {
+			"seq %d", i) == -1) {
 			if (w->errors++ == 0)
 				w->first_error = cause;
 			else
@@ -141,12 +140,12 @@ writer_main(void *arg)
 static void
 test_concurrent_writers(void **state)
 {
-	struct writer	 w[2] = { { 0 } };
-	pthread_t	 t[2];
-	struct db	*db;
-	char		*path;
-	int64_t		 ids[2];
-	int		 i;
+	struct writer w[2] = { { 0 } };
+	pthread_t     t[2];
+	struct db    *db;
+	char	     *path;
+	int64_t	      ids[2];
+	int	      i;
 
 	db = dbtest_open(*state, "hilab.db");
 	dbtest_fixture(db, "vm32", 2, ids);
@@ -155,7 +154,8 @@ test_concurrent_writers(void **state)
 		w[i].dir = *state;
 		w[i].run = ids[i];
 		assert_int_equal(pthread_create(&t[i], NULL, writer_main,
-		    &w[i]), 0);
+				     &w[i]),
+		    0);
 	}
 	for (i = 0; i < 2; i++) {
 		pthread_join(t[i], NULL);
@@ -177,9 +177,9 @@ test_concurrent_writers(void **state)
 static void
 assert_same_count(struct db *db, const char *copy, const char *table)
 {
-	sqlite3_stmt	*s;
-	char		*sql;
-	int64_t		 n;
+	sqlite3_stmt *s;
+	char	     *sql;
+	int64_t	      n;
 
 	sql = xasprintf("SELECT count(*) FROM %s;", table);
 	assert_int_equal(sqlite3_prepare_v2(db_sqlite(db), sql, -1, &s, NULL),
@@ -196,11 +196,11 @@ assert_same_count(struct db *db, const char *copy, const char *table)
 static void
 test_backup(void **state)
 {
-	struct db_sample	 v[100];
-	struct db		*db, *ro;
-	char			*copy, *out, *cause = NULL;
-	int64_t			 ids[3];
-	int			 i;
+	struct db_sample v[100];
+	struct db	*db, *ro;
+	char		*copy, *out, *cause = NULL;
+	int64_t		 ids[3];
+	int		 i;
 
 	db = dbtest_open(*state, "hilab.db");
 	dbtest_fixture(db, "vm32", 3, ids);
@@ -216,7 +216,8 @@ test_backup(void **state)
 	assert_non_null(ro);
 	db_close(ro);
 	if (dbtest_have_cli()) {
-		out = dbtest_cli(copy, "PRAGMA integrity_check;\n"
+		out = dbtest_cli(copy,
+		    "PRAGMA integrity_check;\n"
 		    "PRAGMA journal_mode;\n");
 		assert_string_equal(out, "ok\ndelete\n");
 		free(out);

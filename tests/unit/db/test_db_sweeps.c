@@ -7,30 +7,30 @@
 #include <string.h>
 #include <time.h>
 
-#include <cmocka.h>
 #include <sqlite3.h>
+#include <cmocka.h>
 
 #include "db/db.h"
 #include "db/migrate.h"
 #include "tests/unit/db/dbtest.h"
 
-#define HOUR	3600000LL
-#define DAY	(24 * HOUR)
+#define HOUR	 3600000LL
+#define DAY	 (24 * HOUR)
 /* 2024-01-01 15:00:00 UTC. */
-#define JAN1_15H	1704121200000LL
+#define JAN1_15H 1704121200000LL
 
 struct fixture {
-	char		*dir;
-	char		*path;
-	struct db	*db;
-	char		*cause;
+	char	  *dir;
+	char	  *path;
+	struct db *db;
+	char	  *cause;
 };
 
 /* Opens a fresh database in a temporary directory. */
 static int
 setup(void **state)
 {
-	struct fixture	*f = calloc(1, sizeof *f);
+	struct fixture *f = calloc(1, sizeof *f);
 
 	f->dir = dbtest_tmpdir();
 	f->path = dbtest_path(f->dir, "hilab.db");
@@ -43,7 +43,7 @@ setup(void **state)
 static int
 teardown(void **state)
 {
-	struct fixture	*f = *state;
+	struct fixture *f = *state;
 
 	db_close(f->db);
 	dbtest_rmtree(f->dir);
@@ -67,10 +67,9 @@ expect_cause(struct fixture *f, const char *text)
 
 /* Adds a sweep or fails the test; returns its id. */
 static int64_t
-add(struct fixture *f, const char *name, int64_t every, int at,
-    int64_t next)
+add(struct fixture *f, const char *name, int64_t every, int at, int64_t next)
 {
-	int64_t	id;
+	int64_t id;
 
 	id = db_sweep_add(f->db, name, "/srv/jobs/nightly.yaml", every, at,
 	    next, &f->cause);
@@ -116,13 +115,14 @@ static void
 test_add_get_list(void **state)
 {
 	struct fixture	*f = *state;
-	struct db_sweep	*w, *v;
+	struct db_sweep *w, *v;
 	size_t		 n;
 
 	add(f, "nightly", DAY, 120, 5000);
 	add(f, "hourly", HOUR, -1, 7000);
-	assert_int_equal(db_sweep_add(f->db, "nightly", "/x.yaml", HOUR, -1,
-	    1, &f->cause), -1);
+	assert_int_equal(db_sweep_add(f->db, "nightly", "/x.yaml", HOUR, -1, 1,
+			     &f->cause),
+	    -1);
 	expect_cause(f, "sweep \"nightly\": already exists");
 	w = db_sweep_get(f->db, "nightly", &f->cause);
 	assert_non_null(w);
@@ -144,7 +144,8 @@ test_add_get_list(void **state)
 	assert_string_equal(v[1].name, "nightly");
 	db_sweep_list_free(v, n);
 	assert_int_equal(db_sweep_add(f->db, "zero", "/x.yaml", 0, -1, 1,
-	    &f->cause), -1);
+			     &f->cause),
+	    -1);
 	expect_cause(f, "add sweep");
 }
 
@@ -153,7 +154,7 @@ static void
 test_due(void **state)
 {
 	struct fixture	*f = *state;
-	struct db_sweep	*v;
+	struct db_sweep *v;
 	size_t		 n;
 	int64_t		 a;
 
@@ -161,23 +162,20 @@ test_due(void **state)
 	add(f, "b", HOUR, -1, 1000);
 	add(f, "c", HOUR, -1, 9000);
 	add(f, "d", HOUR, -1, 500);
-	assert_int_equal(db_sweep_set_enabled(f->db, "d", false, &f->cause),
-	    0);
+	assert_int_equal(db_sweep_set_enabled(f->db, "d", false, &f->cause), 0);
 	assert_int_equal(db_sweep_due(f->db, 5000, &v, &n, &f->cause), 0);
 	assert_int_equal(n, 2);
 	assert_string_equal(v[0].name, "b");
 	assert_string_equal(v[1].name, "a");
 	db_sweep_list_free(v, n);
 	assert_int_equal(db_sweep_set_next(f->db, a, 6000, &f->cause), 0);
-	assert_int_equal(db_sweep_set_enabled(f->db, "d", true, &f->cause),
-	    0);
+	assert_int_equal(db_sweep_set_enabled(f->db, "d", true, &f->cause), 0);
 	assert_int_equal(db_sweep_due(f->db, 5000, &v, &n, &f->cause), 0);
 	assert_int_equal(n, 2);
 	assert_string_equal(v[0].name, "d");
 	assert_string_equal(v[1].name, "b");
 	db_sweep_list_free(v, n);
-	assert_int_equal(db_sweep_set_enabled(f->db, "e", true, &f->cause),
-	    -1);
+	assert_int_equal(db_sweep_set_enabled(f->db, "e", true, &f->cause), -1);
 	expect_cause(f, "sweep \"e\": no such sweep");
 	assert_int_equal(db_sweep_set_next(f->db, 99, 1, &f->cause), -1);
 	expect_cause(f, "no sweep 99");
@@ -188,7 +186,7 @@ static void
 test_queue(void **state)
 {
 	struct fixture	*f = *state;
-	struct db_sweep	*w;
+	struct db_sweep *w;
 	struct db_job	*v;
 	size_t		 n;
 	int64_t		 id, j1, j2, other;
@@ -204,9 +202,10 @@ test_queue(void **state)
 	assert_int_equal(w->next_at, 1000 + HOUR);
 	db_sweep_free(w);
 	assert_int_equal(db_job_set_state(f->db, j1, DB_RUNNING, NULL,
-	    &f->cause), 0);
-	assert_int_equal(db_job_set_state(f->db, j1, DB_DONE, NULL,
-	    &f->cause), 0);
+			     &f->cause),
+	    0);
+	assert_int_equal(db_job_set_state(f->db, j1, DB_DONE, NULL, &f->cause),
+	    0);
 	j2 = db_sweep_queue(f->db, id, "hb", "/srv/jobs/nightly.yaml",
 	    "{\"n\":2}", 1000 + 2 * HOUR, &f->cause);
 	assert_true(j2 > j1);
@@ -220,14 +219,17 @@ test_queue(void **state)
 	db_job_list_free(v, n);
 	/* an unknown sweep: the job insert is rolled back with it */
 	assert_int_equal(db_sweep_queue(f->db, 99, "hb", "x.yaml", "{}", 1,
-	    &f->cause), -1);
+			     &f->cause),
+	    -1);
 	expect_cause(f, "no sweep 99");
 	assert_int_equal(db_job_list(f->db, &v, &n, &f->cause), 0);
 	assert_int_equal(n, 3);
 	db_job_list_free(v, n);
 	if (dbtest_have_cli())
-		assert_int_equal(dbtest_cli_int(f->path, "SELECT count(*) "
-		    "FROM jobs WHERE sweep IS NULL;"), 1);
+		assert_int_equal(dbtest_cli_int(f->path,
+				     "SELECT count(*) "
+				     "FROM jobs WHERE sweep IS NULL;"),
+		    1);
 }
 
 /* The last job's state follows the job; checked_job is kept. */
@@ -235,13 +237,14 @@ static void
 test_last_state_and_checked(void **state)
 {
 	struct fixture	*f = *state;
-	struct db_sweep	*w;
+	struct db_sweep *w;
 	int64_t		 id, j;
 
 	id = add(f, "nightly", HOUR, -1, 1000);
 	j = db_sweep_queue(f->db, id, "hb", "n.yaml", "{}", 2000, &f->cause);
 	assert_int_equal(db_job_set_state(f->db, j, DB_FAILED, "boom",
-	    &f->cause), 0);
+			     &f->cause),
+	    0);
 	assert_int_equal(db_sweep_set_checked(f->db, id, j, &f->cause), 0);
 	w = db_sweep_get(f->db, "nightly", &f->cause);
 	assert_int_equal(w->last_state, DB_FAILED);
@@ -254,7 +257,7 @@ static void
 test_events_and_remove(void **state)
 {
 	struct fixture	*f = *state;
-	struct db_event	*ev;
+	struct db_event *ev;
 	struct db_job	*job;
 	size_t		 n;
 	int64_t		 id, other, j;
@@ -263,11 +266,14 @@ test_events_and_remove(void **state)
 	other = add(f, "other", HOUR, -1, 1000);
 	j = db_sweep_queue(f->db, id, "hb", "n.yaml", "{}", 2000, &f->cause);
 	assert_int_equal(db_sweep_event_add(f->db, id, 0, DB_INFO, &f->cause,
-	    "sweep \"%s\": skipped", "nightly"), 0);
+			     "sweep \"%s\": skipped", "nightly"),
+	    0);
 	assert_int_equal(db_sweep_event_add(f->db, id, j, DB_WARN, &f->cause,
-	    "worse by %d%%", 18), 0);
+			     "worse by %d%%", 18),
+	    0);
 	assert_int_equal(db_sweep_event_add(f->db, other, 0, DB_ERROR,
-	    &f->cause, "not queued"), 0);
+			     &f->cause, "not queued"),
+	    0);
 	assert_int_equal(db_sweep_events(f->db, id, &ev, &n, &f->cause), 0);
 	assert_int_equal(n, 2);
 	assert_string_equal(ev[0].message, "sweep \"nightly\": skipped");
@@ -292,26 +298,30 @@ test_events_and_remove(void **state)
 	assert_int_equal(n, 3);
 	db_event_list_free(ev, n);
 	if (dbtest_have_cli())
-		assert_int_equal(dbtest_cli_int(f->path, "SELECT count(*) "
-		    "FROM events WHERE sweep IS NULL;"), 2);
+		assert_int_equal(dbtest_cli_int(f->path,
+				     "SELECT count(*) "
+				     "FROM events WHERE sweep IS NULL;"),
+		    2);
 }
 
 /* A version-2 database gains the sweeps and keeps its jobs unlinked. */
 static void
 test_migrate_from_2(void **state)
 {
-	struct fixture	*f = *state;
-	struct db_job	*v;
-	sqlite3		*h;
-	size_t		 n;
-	char		*path;
+	struct fixture *f = *state;
+	struct db_job  *v;
+	sqlite3	       *h;
+	size_t		n;
+	char	       *path;
 
 	path = dbtest_path(f->dir, "old.db");
 	assert_int_equal(sqlite3_open(path, &h), SQLITE_OK);
 	assert_int_equal(db_migrate(h, path, db_migrations, 2, 0, &f->cause),
 	    0);
-	assert_int_equal(sqlite3_exec(h, "INSERT INTO jobs (name, spec, "
-	    "submitted_at) VALUES ('old', '{}', 1)", NULL, NULL, NULL),
+	assert_int_equal(sqlite3_exec(h,
+			     "INSERT INTO jobs (name, spec, "
+			     "submitted_at) VALUES ('old', '{}', 1)",
+			     NULL, NULL, NULL),
 	    SQLITE_OK);
 	sqlite3_close(h);
 	db_close(f->db);
@@ -324,8 +334,10 @@ test_migrate_from_2(void **state)
 	if (dbtest_have_cli()) {
 		assert_int_equal(dbtest_cli_int(path, "PRAGMA user_version;"),
 		    db_schema_version());
-		assert_int_equal(dbtest_cli_int(path, "SELECT count(*) FROM "
-		    "jobs WHERE sweep IS NULL;"), 1);
+		assert_int_equal(dbtest_cli_int(path,
+				     "SELECT count(*) FROM "
+				     "jobs WHERE sweep IS NULL;"),
+		    1);
 	}
 	free(path);
 }

@@ -30,8 +30,8 @@ static char *srcdir;
 static char *
 slurp(const char *path)
 {
-	FILE *fp;
-	char *buf;
+	FILE  *fp;
+	char  *buf;
 	size_t len;
 
 	if ((fp = fopen(path, "r")) == NULL)
@@ -59,7 +59,7 @@ static char *
 subst(char *s, const char *from, const char *to)
 {
 	size_t flen = strlen(from), n = 0;
-	char *out = xmalloc(strlen(s) * (strlen(to) + 1) + 1), *p, *q;
+	char  *out = xmalloc(strlen(s) * (strlen(to) + 1) + 1), *p, *q;
 
 	for (p = s; (q = strstr(p, from)) != NULL; p = q + flen) {
 		memcpy(out + n, p, (size_t)(q - p));
@@ -76,9 +76,9 @@ subst(char *s, const char *from, const char *to)
 static char *
 print_inv(const struct inventory *inv)
 {
-	char *buf = NULL;
+	char  *buf = NULL;
 	size_t len = 0;
-	FILE *fp = open_memstream(&buf, &len);
+	FILE  *fp = open_memstream(&buf, &len);
 
 	assert_non_null(fp);
 	inventory_print(fp, inv);
@@ -93,7 +93,7 @@ same(const char *what, const char *got, const char *want)
 	if (strcmp(got, want) == 0)
 		return true;
 	print_message("%s differs\n--- expected\n%s\n--- got\n%s\n---\n", what,
-	              want, got);
+	    want, got);
 	return false;
 }
 
@@ -101,14 +101,14 @@ same(const char *what, const char *got, const char *want)
 static void
 check_roundtrip(const char *what, const char *printed)
 {
-	char tmp[] = "/tmp/inventory-rt-XXXXXX";
-	char *cause = NULL, *again;
+	char		  tmp[] = "/tmp/inventory-rt-XXXXXX";
+	char		 *cause = NULL, *again;
 	struct inventory *inv;
-	int fd;
+	int		  fd;
 
 	assert_true((fd = mkstemp(tmp)) != -1);
 	assert_int_equal(write(fd, printed, strlen(printed)),
-	                 (ssize_t)strlen(printed));
+	    (ssize_t)strlen(printed));
 	close(fd);
 	inv = inventory_load_file(tmp, &cause);
 	unlink(tmp);
@@ -124,10 +124,10 @@ check_roundtrip(const char *what, const char *printed)
 /* Checks a loaded inventory against its golden printout, and round trips. */
 static bool
 check_good(const char *what, struct inventory *inv, const char *cause,
-           const char *outpath)
+    const char *outpath)
 {
 	char *printed, *shown, *want;
-	bool ok;
+	bool  ok;
 
 	if (inv == NULL) {
 		print_message("%s: unexpected errors:\n%s\n", what, cause);
@@ -147,11 +147,11 @@ check_good(const char *what, struct inventory *inv, const char *cause,
 /* Checks a load that must fail with exactly the errors in errpath. */
 static bool
 check_bad(const char *what, struct inventory *inv, char *cause,
-          const char *errpath)
+    const char *errpath)
 {
-	char *want = golden(errpath);
+	char  *want = golden(errpath);
 	size_t len = strlen(want);
-	bool ok;
+	bool   ok;
 
 	if (len > 0 && want[len - 1] == '\n')
 		want[len - 1] = '\0';
@@ -178,10 +178,10 @@ sibling(const char *path, const char *ext)
 static void
 test_good_files(void **state)
 {
-	glob_t g;
-	size_t i, bad = 0;
+	glob_t		  g;
+	size_t		  i, bad = 0;
 	struct inventory *inv;
-	char *cause, *out;
+	char		 *cause, *out;
 
 	assert_int_equal(glob("good-*.yaml", 0, NULL, &g), 0);
 	assert_true(g.gl_pathc >= 5);
@@ -203,10 +203,10 @@ test_good_files(void **state)
 static void
 test_bad_files(void **state)
 {
-	glob_t g;
-	size_t i, bad = 0;
+	glob_t		  g;
+	size_t		  i, bad = 0;
 	struct inventory *inv;
-	char *cause, *err;
+	char		 *cause, *err;
 
 	assert_int_equal(glob("bad-*.yaml", 0, NULL, &g), 0);
 	assert_true(g.gl_pathc >= 18);
@@ -227,10 +227,10 @@ test_bad_files(void **state)
 static void
 test_dir_sorted(void **state)
 {
-	static const char *order[] = {"ten", "B-upper", "a1", "a2", "b"};
-	struct inventory *inv;
-	char *cause = NULL;
-	size_t i;
+	static const char *order[] = { "ten", "B-upper", "a1", "a2", "b" };
+	struct inventory  *inv;
+	char		  *cause = NULL;
+	size_t		   i;
 
 	inv = inventory_load("dirs/sorted/", &cause);
 	assert_true(check_good("dirs/sorted", inv, cause, "dirs/sorted.out"));
@@ -247,7 +247,7 @@ static void
 test_dir_dup(void **state)
 {
 	struct inventory *inv;
-	char *cause = NULL;
+	char		 *cause = NULL;
 
 	inv = inventory_load("dirs/dup", &cause);
 	assert_true(check_bad("dirs/dup", inv, cause, "dirs/dup.err"));
@@ -259,17 +259,19 @@ static void
 test_missing(void **state)
 {
 	struct inventory *inv;
-	char *cause = NULL;
+	char		 *cause = NULL;
 
 	inv = inventory_load("dirs/missing", &cause);
 	assert_null(inv);
-	assert_string_equal(cause, "cannot open directory \"dirs/missing\": "
-	                           "no such file or directory");
+	assert_string_equal(cause,
+	    "cannot open directory \"dirs/missing\": "
+	    "no such file or directory");
 	free(cause);
 	inv = inventory_load_file("dirs/missing.yaml", &cause);
 	assert_null(inv);
-	assert_string_equal(cause, "cannot open \"dirs/missing.yaml\": "
-	                           "no such file or directory");
+	assert_string_equal(cause,
+	    "cannot open \"dirs/missing.yaml\": "
+	    "no such file or directory");
 	free(cause);
 }
 
@@ -277,9 +279,9 @@ test_missing(void **state)
 static void
 test_dir_empty(void **state)
 {
-	char tmp[] = "/tmp/inventory-empty-XXXXXX";
+	char		  tmp[] = "/tmp/inventory-empty-XXXXXX";
 	struct inventory *inv;
-	char *cause = NULL, *printed;
+	char		 *cause = NULL, *printed;
 
 	assert_non_null(mkdtemp(tmp));
 	inv = inventory_load(tmp, &cause);
@@ -303,7 +305,7 @@ static void
 test_load_path(void **state)
 {
 	struct inventory *inv;
-	char *cause = NULL;
+	char		 *cause = NULL;
 
 	inv = inventory_load_path("dirs/sorted", &cause);
 	assert_non_null(inv);
@@ -320,8 +322,8 @@ static void
 test_fields(void **state)
 {
 	struct inventory *inv;
-	struct machine *m;
-	char *cause = NULL, *path;
+	struct machine	 *m;
+	char		 *cause = NULL, *path;
 
 	inv = inventory_load_file("good-libvirt.yaml", &cause);
 	assert_non_null(inv);
@@ -359,13 +361,13 @@ test_fields(void **state)
 
 /* One example machine's expected class. */
 struct example {
-	const char *name;
+	const char	 *name;
 	enum machine_kind kind;
-	const char *arch;
-	int cpus;
-	int sockets;
-	int cores;
-	int threads;
+	const char	 *arch;
+	int		  cpus;
+	int		  sockets;
+	int		  cores;
+	int		  threads;
 };
 
 /* The five seed machine classes in examples/machines all load. */
@@ -373,16 +375,16 @@ static void
 test_examples(void **state)
 {
 	static const struct example want[] = {
-	    {"altra-80c", MACHINE_SSH, "aarch64", 80, 1, 80, 1},
-	    {"board-18cpu", MACHINE_SSH, "aarch64", 18, 1, 18, 1},
-	    {"epyc-2s", MACHINE_SSH, "x86_64", 256, 2, 64, 2},
-	    {"vm32", MACHINE_LIBVIRT, "x86_64", 32, 2, 8, 2},
-	    {"xeon-2s", MACHINE_SSH, "x86_64", 64, 2, 16, 2},
+		{ "altra-80c", MACHINE_SSH, "aarch64", 80, 1, 80, 1 },
+		{ "board-18cpu", MACHINE_SSH, "aarch64", 18, 1, 18, 1 },
+		{ "epyc-2s", MACHINE_SSH, "x86_64", 256, 2, 64, 2 },
+		{ "vm32", MACHINE_LIBVIRT, "x86_64", 32, 2, 8, 2 },
+		{ "xeon-2s", MACHINE_SSH, "x86_64", 64, 2, 16, 2 },
 	};
 	struct inventory *inv;
-	struct machine *m;
-	char *cause = NULL, *dir, *printed;
-	size_t i;
+	struct machine	 *m;
+	char		 *cause = NULL, *dir, *printed;
+	size_t		  i;
 
 	dir = xasprintf("%s/examples/machines", srcdir);
 	inv = inventory_load(dir, &cause);
@@ -446,11 +448,15 @@ int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_good_files), cmocka_unit_test(test_bad_files),
-	    cmocka_unit_test(test_dir_sorted), cmocka_unit_test(test_dir_dup),
-	    cmocka_unit_test(test_missing),    cmocka_unit_test(test_dir_empty),
-	    cmocka_unit_test(test_load_path),  cmocka_unit_test(test_fields),
-	    cmocka_unit_test(test_examples),
+		cmocka_unit_test(test_good_files),
+		cmocka_unit_test(test_bad_files),
+		cmocka_unit_test(test_dir_sorted),
+		cmocka_unit_test(test_dir_dup),
+		cmocka_unit_test(test_missing),
+		cmocka_unit_test(test_dir_empty),
+		cmocka_unit_test(test_load_path),
+		cmocka_unit_test(test_fields),
+		cmocka_unit_test(test_examples),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

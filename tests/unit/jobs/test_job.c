@@ -19,15 +19,15 @@
 #include "common/xmalloc.h"
 #include "jobs/job.h"
 
-static char	*srcdir;
+static char *srcdir;
 
 /* Returns the contents of a file, or NULL. */
 static char *
 read_all(const char *path)
 {
-	FILE	*f = fopen(path, "r");
-	char	*buf;
-	long	 len;
+	FILE *f = fopen(path, "r");
+	char *buf;
+	long  len;
 
 	if (f == NULL)
 		return NULL;
@@ -44,9 +44,9 @@ read_all(const char *path)
 static char *
 print_job(const struct job *job)
 {
-	char	*buf = NULL;
-	size_t	 len = 0;
-	FILE	*f = open_memstream(&buf, &len);
+	char  *buf = NULL;
+	size_t len = 0;
+	FILE  *f = open_memstream(&buf, &len);
 
 	job_print(f, job);
 	fclose(f);
@@ -57,7 +57,7 @@ print_job(const struct job *job)
 static void
 strip_dir(char *out, const char *path)
 {
-	char real[PATH_MAX], *copy = xstrdup(path), *prefix, *p;
+	char   real[PATH_MAX], *copy = xstrdup(path), *prefix, *p;
 	size_t len;
 
 	if (realpath(dirname(copy), real) == NULL)
@@ -91,8 +91,8 @@ list(const char *pattern, glob_t *g)
 static struct job *
 load_ok(const char *path)
 {
-	struct job	*job;
-	char		*cause = NULL;
+	struct job *job;
+	char	   *cause = NULL;
 
 	job = job_load(path, NULL, NULL, &cause);
 	if (job == NULL)
@@ -104,10 +104,10 @@ load_ok(const char *path)
 static void
 test_good_golden(void **state)
 {
-	glob_t		 g;
-	size_t		 i, n = list("good-*.yaml", &g);
-	struct job	*job;
-	char		*out, *want, *golden;
+	glob_t	    g;
+	size_t	    i, n = list("good-*.yaml", &g);
+	struct job *job;
+	char	   *out, *want, *golden;
 
 	assert_true(n >= 3);
 	for (i = 0; i < n; i++) {
@@ -135,16 +135,16 @@ test_good_golden(void **state)
 static void
 test_print_reparses(void **state)
 {
-	glob_t		 g;
-	size_t		 i, n = list("good-*.yaml", &g);
-	struct job	*job, *again;
-	char		*out, *out2, *cause = NULL;
+	glob_t	    g;
+	size_t	    i, n = list("good-*.yaml", &g);
+	struct job *job, *again;
+	char	   *out, *out2, *cause = NULL;
 
 	for (i = 0; i < n; i++) {
 		job = load_ok(g.gl_pathv[i]);
 		out = print_job(job);
-		again = job_load_string("printed", out, strlen(out), NULL,
-		    NULL, &cause);
+		again = job_load_string("printed", out, strlen(out), NULL, NULL,
+		    &cause);
 		if (again == NULL)
 			fail_msg("%s: print does not parse:\n%s\n%s",
 			    g.gl_pathv[i], cause, out);
@@ -162,10 +162,10 @@ test_print_reparses(void **state)
 static void
 test_bad_errors(void **state)
 {
-	glob_t		 g;
-	size_t		 i, n = list("bad-*.yaml", &g);
-	struct job	*job;
-	char		*cause, *got, *want, *errfile;
+	glob_t	    g;
+	size_t	    i, n = list("bad-*.yaml", &g);
+	struct job *job;
+	char	   *cause, *got, *want, *errfile;
 
 	assert_true(n >= 8);
 	for (i = 0; i < n; i++) {
@@ -195,8 +195,8 @@ test_bad_errors(void **state)
 static void
 check_round_trip(const struct job *job, const char *what)
 {
-	struct job	*back;
-	char		*json, *json2, *p1, *p2, *cause = NULL;
+	struct job *back;
+	char	   *json, *json2, *p1, *p2, *cause = NULL;
 
 	json = job_to_json(job);
 	back = job_from_json(json, &cause);
@@ -218,9 +218,9 @@ check_round_trip(const struct job *job, const char *what)
 static void
 test_json_round_trip(void **state)
 {
-	glob_t		 g;
-	size_t		 i, n = list("good-*.yaml", &g);
-	struct job	*job;
+	glob_t	    g;
+	size_t	    i, n = list("good-*.yaml", &g);
+	struct job *job;
 
 	for (i = 0; i < n; i++) {
 		job = load_ok(g.gl_pathv[i]);
@@ -234,8 +234,8 @@ test_json_round_trip(void **state)
 static void
 test_defaults(void **state)
 {
-	struct job	*job = load_ok("good-minimal.yaml");
-	char		*json = job_to_json(job);
+	struct job *job = load_ok("good-minimal.yaml");
+	char	   *json = job_to_json(job);
 
 	assert_int_equal(job->nkernels, 1);
 	assert_int_equal(job->kernels[0].kind, JOB_KERNEL_RUNNING);
@@ -244,16 +244,15 @@ test_defaults(void **state)
 	assert_int_equal(job->order, JOB_ORDER_ALTERNATE);
 	assert_null(job->cmdline);
 	assert_non_null(strstr(json, "\"rounds\":1,\"order\":\"alternate\""));
-	assert_non_null(strstr(json, "\"kernels\":[{\"name\":\"running\","
+	assert_non_null(strstr(json,
+	    "\"kernels\":[{\"name\":\"running\","
 	    "\"kind\":\"running\"}]"));
 	free(json);
 	job_free(job);
 	job = load_ok("good-custom.yaml");
-	assert_int_equal(job->benchmarks[0].iterations,
-	    JOB_DEFAULT_ITERATIONS);
+	assert_int_equal(job->benchmarks[0].iterations, JOB_DEFAULT_ITERATIONS);
 	assert_int_equal(job->benchmarks[0].warmups, JOB_DEFAULT_WARMUPS);
-	assert_int_equal(job->benchmarks[0].timeout_ms,
-	    JOB_DEFAULT_TIMEOUT_MS);
+	assert_int_equal(job->benchmarks[0].timeout_ms, JOB_DEFAULT_TIMEOUT_MS);
 	assert_string_equal(job->benchmarks[0].metrics[0].statistic, "amean");
 	job_free(job);
 }
@@ -262,8 +261,8 @@ test_defaults(void **state)
 static void
 test_params_sorted(void **state)
 {
-	struct job		*job = load_ok("good-full.yaml");
-	struct job_benchmark	*b = &job->benchmarks[0];
+	struct job	     *job = load_ok("good-full.yaml");
+	struct job_benchmark *b = &job->benchmarks[0];
 
 	assert_int_equal(b->nparams, 3);
 	assert_string_equal(b->params[0].key, "groups");
@@ -281,8 +280,8 @@ test_params_sorted(void **state)
 static void
 test_kernel_cmdline(void **state)
 {
-	struct job	*job = load_ok("good-full.yaml");
-	char		*s;
+	struct job *job = load_ok("good-full.yaml");
+	char	   *s;
 
 	s = job_kernel_cmdline(job, job_find_kernel(job, "patch 1+2"));
 	assert_string_equal(s, "rt_group_sched=0 mitigations=off quiet");
@@ -302,15 +301,15 @@ test_kernel_cmdline(void **state)
 static void
 test_random_seed_kept(void **state)
 {
-	static const char	 text[] = "name: r\nmachines: [a]\n"
+	static const char text[] =
+	    "name: r\nmachines: [a]\n"
 	    "order: random\nbenchmarks:\n  - name: x\n    command: [x]\n"
 	    "    parser: json\n    metrics: [{name: v, unit: s, "
 	    "direction: lower}]\n";
-	struct job		*job, *back;
-	char			*json, *cause = NULL;
+	struct job *job, *back;
+	char	   *json, *cause = NULL;
 
-	job = job_load_string("r.yaml", text, strlen(text), NULL, NULL,
-	    &cause);
+	job = job_load_string("r.yaml", text, strlen(text), NULL, NULL, &cause);
 	assert_non_null(job);
 	json = job_to_json(job);
 	back = job_from_json(json, &cause);
@@ -326,10 +325,7 @@ test_random_seed_kept(void **state)
 static void
 test_json_rejects(void **state)
 {
-	static const char	*bad[] = {
-		"not json",
-		"{}",
-		"[1, 2]",
+	static const char *bad[] = { "not json", "{}", "[1, 2]",
 		"{\"format\":2,\"name\":\"x\",\"machines\":[\"a\"],"
 		"\"kernels\":[{\"name\":\"running\",\"kind\":\"running\"}],"
 		"\"rounds\":1,\"order\":\"fixed\",\"seed\":0,"
@@ -355,16 +351,16 @@ test_json_rejects(void **state)
 		"\"rounds\":1,\"order\":\"fixed\",\"seed\":0,"
 		"\"benchmarks\":[{\"name\":\"b\",\"custom\":true,"
 		"\"params\":{},\"command\":[\"x\"]}]}",
-		NULL
-	};
-	static const char	 good[] = "{\"format\":1,\"name\":\"x\","
+		NULL };
+	static const char  good[] =
+	    "{\"format\":1,\"name\":\"x\","
 	    "\"machines\":[\"a\"],\"kernels\":[{\"name\":\"running\","
 	    "\"kind\":\"running\"}],\"rounds\":1,\"order\":\"fixed\","
 	    "\"seed\":0,\"benchmarks\":[{\"name\":\"b\",\"custom\":false,"
 	    "\"params\":{}}]}";
-	struct job		*job;
-	char			*cause;
-	size_t			 i;
+	struct job *job;
+	char	   *cause;
+	size_t	    i;
 
 	for (i = 0; bad[i] != NULL; i++) {
 		cause = NULL;
@@ -402,11 +398,11 @@ test_duration(void **state)
 static void
 test_examples(void **state)
 {
-	glob_t		 g;
-	char		*pattern;
-	size_t		 i, n;
-	struct job	*job;
-	char		*cause = NULL;
+	glob_t	    g;
+	char	   *pattern;
+	size_t	    i, n;
+	struct job *job;
+	char	   *cause = NULL;
 
 	pattern = xasprintf("%s/examples/jobs/*.yaml", srcdir);
 	n = list(pattern, &g);
@@ -426,10 +422,11 @@ test_examples(void **state)
 static void
 test_missing_file(void **state)
 {
-	char	*cause = NULL;
+	char *cause = NULL;
 
 	assert_null(job_load("no-such-job.yaml", NULL, NULL, &cause));
-	assert_string_equal(cause, "no-such-job.yaml: No such file or "
+	assert_string_equal(cause,
+	    "no-such-job.yaml: No such file or "
 	    "directory");
 	free(cause);
 }
@@ -451,7 +448,7 @@ main(void)
 		cmocka_unit_test(test_examples),
 		cmocka_unit_test(test_missing_file),
 	};
-	char	*data;
+	char *data;
 
 	if ((srcdir = getenv("HILAB_SRCDIR")) == NULL) {
 		fprintf(stderr, "HILAB_SRCDIR is not set\n");

@@ -14,21 +14,21 @@
 
 #include <cmocka.h>
 
-#include "common/xmalloc.h"
 #include "benchmarks/catalog.h"
+#include "common/xmalloc.h"
 #include "jobs/job.h"
 #include "jobs/plan.h"
 #include "machines/inventory.h"
 
-static char		*srcdir;
-static struct catalog	*catalog;
+static char	      *srcdir;
+static struct catalog *catalog;
 
 /* Loads text with the catalog; the job must parse. */
 static struct job *
 load_text(const char *text, const struct inventory *inv)
 {
-	struct job	*job;
-	char		*cause = NULL;
+	struct job *job;
+	char	   *cause = NULL;
 
 	job = job_load_string("test.yaml", text, strlen(text), catalog, inv,
 	    &cause);
@@ -41,9 +41,9 @@ load_text(const char *text, const struct inventory *inv)
 static char *
 read_all(const char *path)
 {
-	FILE	*f = fopen(path, "r");
-	char	*buf;
-	long	 len;
+	FILE *f = fopen(path, "r");
+	char *buf;
+	long  len;
 
 	if (f == NULL)
 		return NULL;
@@ -60,12 +60,11 @@ read_all(const char *path)
 static void
 test_resolve_demo(void **state)
 {
-	const struct catalog_benchmark	*cb = catalog_find(catalog,
-	    "hackbench");
-	char				*path, *cause = NULL;
-	struct job			*job;
-	struct job_benchmark		*b;
-	size_t				 i;
+	const struct catalog_benchmark *cb = catalog_find(catalog, "hackbench");
+	char			       *path, *cause = NULL;
+	struct job		       *job;
+	struct job_benchmark	       *b;
+	size_t				i;
 
 	path = xasprintf("%s/examples/jobs/hackbench-demo.yaml", srcdir);
 	job = job_load(path, catalog, NULL, &cause);
@@ -97,13 +96,14 @@ test_resolve_demo(void **state)
 static void
 test_catalog_defaults(void **state)
 {
-	const struct catalog_benchmark	*cb;
-	struct job			*job;
+	const struct catalog_benchmark *cb;
+	struct job		       *job;
 
 	cb = catalog_find(catalog, "tbench");
 	assert_non_null(cb);
 	job = load_text("name: t\nmachines: [m]\n"
-	    "benchmarks: [{name: tbench}]\n", NULL);
+			"benchmarks: [{name: tbench}]\n",
+	    NULL);
 	assert_int_equal(job->benchmarks[0].iterations, (int)cb->iterations);
 	assert_int_equal(job->benchmarks[0].warmups, (int)cb->warmups);
 	assert_int_equal(job->benchmarks[0].timeout_ms,
@@ -115,19 +115,20 @@ test_catalog_defaults(void **state)
 static void
 test_expand_matches_catalog(void **state)
 {
-	struct catalog_setting	*set;
-	struct plan		 plan;
-	struct job		*job;
-	char			*text, **argv, *cause = NULL;
-	size_t			 i, j, a, planned = 0;
+	struct catalog_setting *set;
+	struct plan		plan;
+	struct job	       *job;
+	char		       *text, **argv, *cause = NULL;
+	size_t			i, j, a, planned = 0;
 
 	for (i = 0; i < catalog->n; i++) {
 		text = xasprintf("name: t\nmachines: [m]\nbenchmarks:\n"
-		    "  - name: %s\n", catalog->v[i].name);
+				 "  - name: %s\n",
+		    catalog->v[i].name);
 		job = job_load_string("t.yaml", text, strlen(text), catalog,
 		    NULL, &cause);
 		free(text);
-		if (job == NULL) {	/* a param without a default */
+		if (job == NULL) { /* a param without a default */
 			free(cause);
 			cause = NULL;
 			continue;
@@ -139,7 +140,8 @@ test_expand_matches_catalog(void **state)
 			set[j].value = job->benchmarks[0].params[j].values[0];
 		}
 		assert_int_equal(catalog_expand_argv(&catalog->v[i], set, j,
-		    &argv, &cause), 0);
+				     &argv, &cause),
+		    0);
 		for (a = 0; argv[a] != NULL; a++)
 			assert_string_equal(plan.runs[0].argv[a], argv[a]);
 		assert_null(plan.runs[0].argv[a]);
@@ -156,10 +158,10 @@ test_expand_matches_catalog(void **state)
 static void
 test_stored_job_needs_no_catalog(void **state)
 {
-	struct job	*job, *back;
-	struct plan	 p1, p2;
-	char		*json, *path, *cause = NULL;
-	size_t		 i;
+	struct job *job, *back;
+	struct plan p1, p2;
+	char	   *json, *path, *cause = NULL;
+	size_t	    i;
 
 	path = xasprintf("%s/examples/jobs/seed3-hackbench-epyc.yaml", srcdir);
 	job = job_load(path, catalog, NULL, &cause);
@@ -187,10 +189,10 @@ test_stored_job_needs_no_catalog(void **state)
 static void
 test_examples_with_catalog(void **state)
 {
-	glob_t		 g;
-	char		*pattern, *json, *json2, *cause = NULL;
-	struct job	*job, *back;
-	size_t		 i;
+	glob_t	    g;
+	char	   *pattern, *json, *json2, *cause = NULL;
+	struct job *job, *back;
+	size_t	    i;
 
 	pattern = xasprintf("%s/examples/jobs/*.yaml", srcdir);
 	assert_int_equal(glob(pattern, 0, NULL, &g), 0);
@@ -216,9 +218,9 @@ test_examples_with_catalog(void **state)
 static void
 test_catalog_errors(void **state)
 {
-	glob_t		 g;
-	char		*cause, *want, *got, *err;
-	size_t		 i;
+	glob_t g;
+	char  *cause, *want, *got, *err;
+	size_t i;
 
 	assert_int_equal(glob("catalog-bad-*.yaml", 0, NULL, &g), 0);
 	for (i = 0; i < g.gl_pathc; i++) {
@@ -242,11 +244,11 @@ test_catalog_errors(void **state)
 static void
 test_inventory(void **state)
 {
-	static const char	 bad[] = "name: i\nmachines: [vm32, vm33]\n"
-	    "benchmarks: [{name: hackbench}]\n";
-	struct inventory	*inv;
-	struct job		*job;
-	char			*dir, *path, *cause = NULL;
+	static const char bad[] = "name: i\nmachines: [vm32, vm33]\n"
+				  "benchmarks: [{name: hackbench}]\n";
+	struct inventory *inv;
+	struct job	 *job;
+	char		 *dir, *path, *cause = NULL;
 
 	dir = xasprintf("%s/examples/machines", srcdir);
 	if ((inv = inventory_load(dir, &cause)) == NULL)
@@ -256,8 +258,8 @@ test_inventory(void **state)
 	if (job == NULL)
 		fail_msg("%s", cause);
 	job_free(job);
-	assert_null(job_load_string("inv.yaml", bad, strlen(bad), catalog,
-	    inv, &cause));
+	assert_null(job_load_string("inv.yaml", bad, strlen(bad), catalog, inv,
+	    &cause));
 	assert_string_equal(cause, "inv.yaml:2:18: unknown machine \"vm33\"");
 	free(cause);
 	free(path);
@@ -277,8 +279,8 @@ main(void)
 		cmocka_unit_test(test_catalog_errors),
 		cmocka_unit_test(test_inventory),
 	};
-	char	*dir, *cause = NULL;
-	int	 rc;
+	char *dir, *cause = NULL;
+	int   rc;
 
 	if ((srcdir = getenv("HILAB_SRCDIR")) == NULL) {
 		fprintf(stderr, "HILAB_SRCDIR is not set\n");

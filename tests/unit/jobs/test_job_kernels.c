@@ -13,20 +13,21 @@
 #include <string.h>
 #include <unistd.h>
 
-#include <cmocka.h>
 #include <jansson.h>
+#include <cmocka.h>
 
 #include "common/xmalloc.h"
 #include "jobs/job.h"
 #include "kernels/kernels.h"
 
-#define GIT "git -c user.name=Dev -c user.email=dev@localhost " \
+#define GIT                                                 \
+	"git -c user.name=Dev -c user.email=dev@localhost " \
 	"-c init.defaultBranch=main"
 
 /* A scratch directory: repository "linux", its series, config files. */
 struct fixture {
-	char	*dir;		/* real path, as job_load makes paths */
-	char	*base;		/* commit id */
+	char *dir;  /* real path, as job_load makes paths */
+	char *base; /* commit id */
 };
 
 /* Runs a shell command built from fmt; fails the test if it fails. */
@@ -34,8 +35,8 @@ static void
 sh(const char *fmt, ...)
 {
 	va_list ap;
-	char *cmd;
-	int rc;
+	char   *cmd;
+	int	rc;
 
 	va_start(ap, fmt);
 	cmd = xvasprintf(fmt, ap);
@@ -49,7 +50,7 @@ sh(const char *fmt, ...)
 static char *
 first_line(const char *path)
 {
-	char buf[256] = "";
+	char  buf[256] = "";
 	FILE *f = fopen(path, "r");
 
 	assert_non_null(f);
@@ -69,26 +70,27 @@ static int
 fixture_setup(void **state)
 {
 	struct fixture *f = xcalloc(1, sizeof *f);
-	char tmpl[] = "/tmp/test-job-kernels.XXXXXX", real[PATH_MAX];
-	char *path;
+	char		tmpl[] = "/tmp/test-job-kernels.XXXXXX", real[PATH_MAX];
+	char	       *path;
 
 	assert_non_null(mkdtemp(tmpl));
 	assert_non_null(realpath(tmpl, real));
 	f->dir = xstrdup(real);
 	sh("cd %s && " GIT " init -q linux && cd linux && "
-	    "for x in a b c; do "
-	    "printf '%%s1\\n%%s2\\n' $x $x > $x.txt; done && "
-	    "git add . && " GIT " commit -q -m base && "
-	    "git rev-parse HEAD > ../base && "
-	    "for x in a b c; do sed -i s/${x}2/X/ $x.txt && "
-	    GIT " commit -q -am \"$x: change $x\" || exit 1; done && "
-	    "git format-patch -q --cover-letter --stdout HEAD~3 "
-	    "> ../series.mbox && "
-	    "git format-patch -q --cover-letter -o ../patches HEAD~3 && "
-	    "cd .. && mkdir conf && echo CONFIG_SMP=y > lab.config && "
-	    "echo CONFIG_HZ_1000=y > conf/hz.config && "
-	    "echo '# CONFIG_DEBUG_KERNEL is not set' > nodebug.config && "
-	    "echo 'not a patch' > notes.txt", f->dir);
+	   "for x in a b c; do "
+	   "printf '%%s1\\n%%s2\\n' $x $x > $x.txt; done && "
+	   "git add . && " GIT " commit -q -m base && "
+	   "git rev-parse HEAD > ../base && "
+	   "for x in a b c; do sed -i s/${x}2/X/ $x.txt && " GIT
+	   " commit -q -am \"$x: change $x\" || exit 1; done && "
+	   "git format-patch -q --cover-letter --stdout HEAD~3 "
+	   "> ../series.mbox && "
+	   "git format-patch -q --cover-letter -o ../patches HEAD~3 && "
+	   "cd .. && mkdir conf && echo CONFIG_SMP=y > lab.config && "
+	   "echo CONFIG_HZ_1000=y > conf/hz.config && "
+	   "echo '# CONFIG_DEBUG_KERNEL is not set' > nodebug.config && "
+	   "echo 'not a patch' > notes.txt",
+	    f->dir);
 	path = xasprintf("%s/base", f->dir);
 	f->base = first_line(path);
 	free(path);
@@ -118,8 +120,10 @@ write_job(const struct fixture *f, const char *name, const char *kernels)
 	FILE *out = fopen(path, "w");
 
 	assert_non_null(out);
-	fprintf(out, "name: t\nmachines: [demo]\nkernels:\n%s"
-	    "benchmarks:\n  - name: hackbench\n", kernels);
+	fprintf(out,
+	    "name: t\nmachines: [demo]\nkernels:\n%s"
+	    "benchmarks:\n  - name: hackbench\n",
+	    kernels);
 	assert_int_equal(fclose(out), 0);
 	return path;
 }
@@ -128,7 +132,7 @@ write_job(const struct fixture *f, const char *name, const char *kernels)
 static struct job *
 load_ok(const char *path)
 {
-	char *cause = NULL;
+	char	   *cause = NULL;
 	struct job *job = job_load(path, NULL, NULL, &cause);
 
 	if (job == NULL)
@@ -140,7 +144,7 @@ load_ok(const char *path)
 static struct job *
 load_kernels(const struct fixture *f, const char *kernels)
 {
-	char *path = write_job(f, "job.yaml", kernels);
+	char	   *path = write_job(f, "job.yaml", kernels);
 	struct job *job = load_ok(path);
 
 	free(path);
@@ -152,7 +156,7 @@ static char *
 position(const char *text, const char *needle)
 {
 	const char *at = strstr(text, needle), *p, *bol = text;
-	int line = 1;
+	int	    line = 1;
 
 	if (at == NULL)
 		fail_msg("\"%s\" not in the job text", needle);
@@ -173,8 +177,9 @@ load_fails(const struct fixture *f, const char *kernels, const char *at,
     const char *msg)
 {
 	char *path = write_job(f, "bad.yaml", kernels), *cause = NULL;
-	char *text = xasprintf("name: t\nmachines: [demo]\nkernels:\n%s",
-	    kernels), *pos = position(text, at), *want;
+	char *text =
+		 xasprintf("name: t\nmachines: [demo]\nkernels:\n%s", kernels),
+	     *pos = position(text, at), *want;
 
 	want = xasprintf("%s:%s: %s", path, pos, msg);
 	assert_null(job_load(path, NULL, NULL, &cause));
@@ -201,13 +206,13 @@ check_patches(const struct job_kernel *k, const int *want, size_t n)
 
 /* Checks a variant kernel: its name (with prefix) and its patches. */
 static void
-check_variant(const struct job_kernel *k, const char *prefix,
-    const int *want, size_t n)
+check_variant(const struct job_kernel *k, const char *prefix, const int *want,
+    size_t n)
 {
 	char *name = kernels_variant_name(want, n), *full;
 
-	full = prefix != NULL ? xasprintf("%s %s", prefix, name) :
-	    xstrdup(name);
+	full =
+	    prefix != NULL ? xasprintf("%s %s", prefix, name) : xstrdup(name);
 	assert_string_equal(k->name, full);
 	check_patches(k, want, n);
 	free(full);
@@ -226,12 +231,12 @@ entry(const struct fixture *f, const char *series, const char *extra)
 static void
 test_cumulative(void **state)
 {
-	static const int all[] = { 1, 2, 3 };
+	static const int   all[] = { 1, 2, 3 };
 	static const char *series[] = { "series.mbox", "patches" };
-	struct fixture *f = *state;
-	struct job *job;
-	char *text, *want;
-	size_t i, j;
+	struct fixture	  *f = *state;
+	struct job	  *job;
+	char		  *text, *want;
+	size_t		   i, j;
 
 	for (i = 0; i < 2; i++) {
 		text = entry(f, series[i], "    variants: cumulative\n");
@@ -254,8 +259,8 @@ static void
 test_cumulative_names(void **state)
 {
 	static const int all[] = { 1, 2, 3 };
-	char *names[4];
-	size_t i, j;
+	char		*names[4];
+	size_t		 i, j;
 
 	(void)state;
 	for (i = 0; i < 4; i++)
@@ -272,11 +277,11 @@ static void
 test_variants_prefix(void **state)
 {
 	static const int all[] = { 1, 2, 3 };
-	struct fixture *f = *state;
-	char *text = entry(f, "series.mbox",
-	    "    name: v2\n    variants: cumulative\n");
+	struct fixture	*f = *state;
+	char		*text =
+	    entry(f, "series.mbox", "    name: v2\n    variants: cumulative\n");
 	struct job *job = load_kernels(f, text);
-	size_t j;
+	size_t	    j;
 
 	assert_int_equal(job->nkernels, 4);
 	for (j = 0; j < 4; j++)
@@ -290,9 +295,8 @@ static void
 test_variants_subsets(void **state)
 {
 	static const int one[] = { 1 }, odd[] = { 1, 3 };
-	struct fixture *f = *state;
-	char *text = entry(f, "patches",
-	    "    variants: [[], [1], [1, 3]]\n");
+	struct fixture	*f = *state;
+	char *text = entry(f, "patches", "    variants: [[], [1], [1, 3]]\n");
 	struct job *job = load_kernels(f, text);
 
 	assert_int_equal(job->nkernels, 3);
@@ -307,8 +311,8 @@ test_variants_subsets(void **state)
 static void
 test_patches(void **state)
 {
-	static const int two[] = { 1, 2 }, odd[] = { 1, 3 };
-	static const int all[] = { 1, 2, 3 };
+	static const int   two[] = { 1, 2 }, odd[] = { 1, 3 };
+	static const int   all[] = { 1, 2, 3 };
 	static const char *e[][2] = {
 		{ "series.mbox", "    name: two\n    patches: 2\n" },
 		{ "series.mbox", "    name: odd\n    patches: [1, 3]\n" },
@@ -317,9 +321,9 @@ test_patches(void **state)
 		{ "series.mbox", "    name: none\n    patches: 0\n" },
 	};
 	struct fixture *f = *state;
-	char *text = xstrdup(""), *one, *next;
-	struct job *job;
-	size_t i;
+	char	       *text = xstrdup(""), *one, *next;
+	struct job     *job;
+	size_t		i;
 
 	for (i = 0; i < sizeof e / sizeof e[0]; i++) {
 		one = entry(f, e[i][0], e[i][1]);
@@ -343,7 +347,7 @@ test_patches(void **state)
 static struct job *
 load_elsewhere(const struct fixture *f, const char *text)
 {
-	char cwd[PATH_MAX];
+	char	    cwd[PATH_MAX];
 	struct job *job;
 
 	assert_non_null(getcwd(cwd, sizeof cwd));
@@ -361,15 +365,19 @@ static void
 test_paths(void **state)
 {
 	struct fixture *f = *state;
-	char *a = entry(f, "series.mbox", "    name: file\n"
-	    "    config: lab.config\n"
-	    "    fragments: [conf/hz.config, nodebug.config]\n"
-	    "    arch: arm64\n    cross_compile: aarch64-linux-gnu-\n");
-	char *b = entry(f, "patches", "    name: target\n"
-	    "    config: tinyconfig\n");
+	char	       *a = entry(f, "series.mbox",
+		      "    name: file\n"
+				"    config: lab.config\n"
+				"    fragments: [conf/hz.config, nodebug.config]\n"
+				"    arch: arm64\n    cross_compile: aarch64-linux-gnu-\n");
+	char	       *b = entry(f, "patches",
+		      "    name: target\n"
+				"    config: tinyconfig\n");
 	char *text = xasprintf("%s%s  - name: img\n    image: boot/vmlinuz\n"
-	    "    initrd: boot/initrd.img\n", a, b), *p;
-	struct job *job = load_elsewhere(f, text);
+			       "    initrd: boot/initrd.img\n",
+		 a, b),
+	     *p;
+	struct job		*job = load_elsewhere(f, text);
 	const struct job_kernel *k = job_find_kernel(job, "file");
 
 	p = xasprintf("%s/linux", f->dir);
@@ -409,10 +417,11 @@ static void
 test_config_file_named_like_target(void **state)
 {
 	struct fixture *f = *state;
-	char *text = entry(f, "series.mbox", "    config: kvm_guest.config\n"
-	    "    variants: [[]]\n");
-	struct job *job;
-	char *p = xasprintf("%s/kvm_guest.config", f->dir);
+	char	       *text = entry(f, "series.mbox",
+		      "    config: kvm_guest.config\n"
+				"    variants: [[]]\n");
+	struct job     *job;
+	char	       *p = xasprintf("%s/kvm_guest.config", f->dir);
 
 	job = load_kernels(f, text);
 	assert_string_equal(job->kernels[0].config, "kvm_guest.config");
@@ -431,28 +440,35 @@ static void
 test_errors_patch_numbers(void **state)
 {
 	struct fixture *f = *state;
-	char *text;
+	char	       *text;
 
-	text = entry(f, "series.mbox", "    name: k\n"
+	text = entry(f, "series.mbox",
+	    "    name: k\n"
 	    "    variants: [[1], [2, 4]]\n");
-	load_fails(f, text, "4]", "kernel \"k\": patch 4, but the series "
+	load_fails(f, text, "4]",
+	    "kernel \"k\": patch 4, but the series "
 	    "has 3");
 	free(text);
-	text = entry(f, "patches", "    name: k\n"
+	text = entry(f, "patches",
+	    "    name: k\n"
 	    "    variants: [[1, 2, 3, 4]]\n");
-	load_fails(f, text, "4]", "kernel \"k\": patch 4, but the series "
+	load_fails(f, text, "4]",
+	    "kernel \"k\": patch 4, but the series "
 	    "has 3");
 	free(text);
 	text = entry(f, "patches", "    name: k\n    patches: [2, 1]\n");
-	load_fails(f, text, "1]", "kernel \"k\": patch numbers must be "
+	load_fails(f, text, "1]",
+	    "kernel \"k\": patch numbers must be "
 	    "ascending and unique");
 	free(text);
 	text = entry(f, "patches", "    name: k\n    variants: [[1, 1]]\n");
-	load_fails(f, text, "1]]", "kernel \"k\": patch numbers must be "
+	load_fails(f, text, "1]]",
+	    "kernel \"k\": patch numbers must be "
 	    "ascending and unique");
 	free(text);
 	text = entry(f, "patches", "    name: k\n    patches: [0]\n");
-	load_fails(f, text, "0]", "kernel \"k\": a patch number must be an "
+	load_fails(f, text, "0]",
+	    "kernel \"k\": a patch number must be an "
 	    "integer from 1");
 	free(text);
 }
@@ -462,20 +478,24 @@ static void
 test_errors_variants(void **state)
 {
 	struct fixture *f = *state;
-	char *text;
+	char	       *text;
 
-	text = entry(f, "series.mbox", "    name: k\n    patches: 2\n"
+	text = entry(f, "series.mbox",
+	    "    name: k\n    patches: 2\n"
 	    "    variants: cumulative\n");
-	load_fails(f, text, "variants", "kernel \"k\": \"variants\" and "
+	load_fails(f, text, "variants",
+	    "kernel \"k\": \"variants\" and "
 	    "\"patches\" are exclusive");
 	free(text);
 	text = xstrdup("  - name: k\n    image: vmlinuz\n"
-	    "    variants: cumulative\n");
-	load_fails(f, text, "variants", "kernel \"k\": \"variants\" needs "
+		       "    variants: cumulative\n");
+	load_fails(f, text, "variants",
+	    "kernel \"k\": \"variants\" needs "
 	    "\"git\"");
 	free(text);
 	text = entry(f, "series.mbox", "    name: k\n    variants: sideways\n");
-	load_fails(f, text, "sideways", "kernel \"k\": \"variants\" must be "
+	load_fails(f, text, "sideways",
+	    "kernel \"k\": \"variants\" must be "
 	    "\"cumulative\" or a list of patch lists");
 	free(text);
 }
@@ -485,18 +505,19 @@ static void
 test_errors_series(void **state)
 {
 	struct fixture *f = *state;
-	char *text, *msg;
+	char	       *text, *msg;
 
-	text = entry(f, "missing.mbox", "    name: k\n"
+	text = entry(f, "missing.mbox",
+	    "    name: k\n"
 	    "    variants: cumulative\n");
 	msg = xasprintf("kernel \"k\": %s/missing.mbox: No such file or "
-	    "directory", f->dir);
+			"directory",
+	    f->dir);
 	load_fails(f, text, "missing.mbox", msg);
 	free(msg);
 	free(text);
 	text = entry(f, "notes.txt", "    name: k\n    variants: [[]]\n");
-	msg = xasprintf("kernel \"k\": %s/notes.txt: no patches found",
-	    f->dir);
+	msg = xasprintf("kernel \"k\": %s/notes.txt: no patches found", f->dir);
 	load_fails(f, text, "notes.txt", msg);
 	free(msg);
 	free(text);
@@ -507,10 +528,12 @@ static void
 test_errors_arch(void **state)
 {
 	struct fixture *f = *state;
-	char *text = xasprintf("  - name: k\n    git: linux\n"
-	    "    base: %s\n    arch: riscv\n", f->base);
+	char	       *text = xasprintf("  - name: k\n    git: linux\n"
+						   "    base: %s\n    arch: riscv\n",
+		      f->base);
 
-	load_fails(f, text, "name: k", "kernel \"k\": arch \"riscv\" is not "
+	load_fails(f, text, "name: k",
+	    "kernel \"k\": arch \"riscv\" is not "
 	    "supported (x86_64, arm64)");
 	free(text);
 }
@@ -520,7 +543,7 @@ static void
 test_errors_duplicate(void **state)
 {
 	static const int two[] = { 1, 2 };
-	struct fixture *f = *state;
+	struct fixture	*f = *state;
 	char *a = entry(f, "series.mbox", "    variants: cumulative\n");
 	char *b = entry(f, "patches", "    variants: [[1, 2], [3]]\n");
 	char *text = xasprintf("%s%s", a, b), *name, *msg;
@@ -575,17 +598,19 @@ static void
 test_json_round_trip(void **state)
 {
 	struct fixture *f = *state;
-	char *text = entry(f, "series.mbox", "    name: k\n"
-	    "    config: lab.config\n    fragments: [nodebug.config]\n"
-	    "    arch: arm64\n    cross_compile: aarch64-linux-gnu-\n"
-	    "    variants: [[1, 3], [2]]\n");
-	struct job *job = load_kernels(f, text), *back;
-	char *json = job_to_json(job), *json2, *cause = NULL;
-	json_t *k = kernel_json(json, 0);
-	size_t i;
+	char	       *text = entry(f, "series.mbox",
+		      "    name: k\n"
+				"    config: lab.config\n    fragments: [nodebug.config]\n"
+				"    arch: arm64\n    cross_compile: aarch64-linux-gnu-\n"
+				"    variants: [[1, 3], [2]]\n");
+	struct job     *job = load_kernels(f, text), *back;
+	char	       *json = job_to_json(job), *json2, *cause = NULL;
+	json_t	       *k = kernel_json(json, 0);
+	size_t		i;
 
-	assert_int_equal(json_integer_value(json_array_get(
-	    json_object_get(k, "patches"), 1)), 3);
+	assert_int_equal(json_integer_value(
+			     json_array_get(json_object_get(k, "patches"), 1)),
+	    3);
 	json_decref(k);
 	if ((back = job_from_json(json, &cause)) == NULL)
 		fail_msg("from_json: %s\n%s", cause, json);
@@ -606,17 +631,17 @@ static void
 test_json_old_count(void **state)
 {
 	static const int two[] = { 1, 2 };
-	struct fixture *f = *state;
+	struct fixture	*f = *state;
 	char *text = entry(f, "series.mbox", "    name: k\n"), *json, *old;
 	char *cause = NULL;
 	struct job *job = load_kernels(f, text), *back;
-	json_t *root;
+	json_t	   *root;
 
 	json = job_to_json(job);
 	root = json_loads(json, 0, NULL);
 	assert_non_null(root);
-	json_object_set_new(json_array_get(json_object_get(root, "kernels"),
-	    0), "patches", json_integer(2));
+	json_object_set_new(json_array_get(json_object_get(root, "kernels"), 0),
+	    "patches", json_integer(2));
 	old = json_dumps(root, JSON_COMPACT | JSON_PRESERVE_ORDER);
 	assert_non_null(strstr(old, "\"patches\":2"));
 	if ((back = job_from_json(old, &cause)) == NULL)

@@ -13,19 +13,19 @@
 
 #include <cmocka.h>
 
-#include "common/xmalloc.h"
 #include "benchmarks/catalog.h"
+#include "common/xmalloc.h"
 #include "jobs/job.h"
 
-static char		*srcdir;
-static struct catalog	*catalog;
+static char	      *srcdir;
+static struct catalog *catalog;
 
 /* Loads job text against the real catalog; it must parse. */
 static struct job *
 load_text(const char *text)
 {
-	struct job	*job;
-	char		*cause = NULL;
+	struct job *job;
+	char	   *cause = NULL;
 
 	job = job_load_string("test.yaml", text, strlen(text), catalog, NULL,
 	    &cause);
@@ -38,8 +38,8 @@ load_text(const char *text)
 static char *
 load_catalog_text(const char *text, struct catalog **out)
 {
-	char	 path[] = "/tmp/test-job-setup-XXXXXX.yaml", *cause = NULL;
-	int	 fd = mkstemps(path, 5);
+	char path[] = "/tmp/test-job-setup-XXXXXX.yaml", *cause = NULL;
+	int  fd = mkstemps(path, 5);
 
 	assert_true(fd >= 0);
 	assert_int_equal(write(fd, text, strlen(text)), (ssize_t)strlen(text));
@@ -53,7 +53,7 @@ load_catalog_text(const char *text, struct catalog **out)
 static void
 test_catalog_entries(void **state)
 {
-	const struct catalog_benchmark	*b;
+	const struct catalog_benchmark *b;
 
 	(void)state;
 	b = catalog_find(catalog, "tbench");
@@ -81,8 +81,8 @@ static const char catalog_head[] =
 static void
 test_server_list(void **state)
 {
-	struct catalog	*cat = NULL;
-	char		*text, *cause;
+	struct catalog *cat = NULL;
+	char	       *text, *cause;
 
 	(void)state;
 	text = xasprintf("%sserver: [srv, -n, \"{n}\"]\n", catalog_head);
@@ -101,8 +101,8 @@ static void
 test_server_errors(void **state)
 {
 	static const struct {
-		const char	*server;
-		const char	*error;
+		const char *server;
+		const char *error;
 	} cases[] = {
 		{ "server: {command: [srv, \"{m}\"]}\n",
 		    ":8:25: command: unknown placeholder \"{m}\"" },
@@ -110,14 +110,12 @@ test_server_errors(void **state)
 		    ":8:9: server: \"port\": 70000 is not a TCP port" },
 		{ "server: {command: [srv], wait: 1}\n",
 		    ":8:26: server: unknown key \"wait\"" },
-		{ "server: {port: 80}\n",
-		    ":8:9: server: \"command\": empty" },
-		{ "server: srv\n",
-		    ":8:9: \"server\": expected a mapping" },
+		{ "server: {port: 80}\n", ":8:9: server: \"command\": empty" },
+		{ "server: srv\n", ":8:9: \"server\": expected a mapping" },
 	};
-	struct catalog	*cat = NULL;
-	char		*text, *cause;
-	size_t		 i;
+	struct catalog *cat = NULL;
+	char	       *text, *cause;
+	size_t		i;
 
 	(void)state;
 	for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
@@ -141,9 +139,9 @@ static const char tbench_job[] =
 static void
 test_job_json_round_trip(void **state)
 {
-	struct job		*job = load_text(tbench_job), *back;
+	struct job		   *job = load_text(tbench_job), *back;
 	const struct job_benchmark *b;
-	char			*json, *again, *cause = NULL;
+	char			   *json, *again, *cause = NULL;
 
 	(void)state;
 	b = &job->benchmarks[0];
@@ -153,7 +151,8 @@ test_job_json_round_trip(void **state)
 	assert_int_equal(b->server.port, 7003);
 	json = job_to_json(job);
 	assert_non_null(strstr(json, "\"install\":{\"package\":\"dbench\"}"));
-	assert_non_null(strstr(json, "\"server\":{\"command\":"
+	assert_non_null(strstr(json,
+	    "\"server\":{\"command\":"
 	    "[\"tbench_srv\"],\"port\":7003}"));
 	back = job_from_json(json, &cause);
 	if (back == NULL)
@@ -176,16 +175,16 @@ static void
 test_job_json_bad(void **state)
 {
 	static const char *bad[] = {
-	    "\"server\":{\"command\":[\"s\"],\"port\":-1}",
-	    "\"server\":{\"command\":[]}",
-	    "\"server\":{\"port\":1}",
-	    "\"install\":{\"package\":\"p\",\"build\":\"make\"}",
-	    "\"install\":{\"package\":\"p\",\"url\":\"x\"}",
+		"\"server\":{\"command\":[\"s\"],\"port\":-1}",
+		"\"server\":{\"command\":[]}",
+		"\"server\":{\"port\":1}",
+		"\"install\":{\"package\":\"p\",\"build\":\"make\"}",
+		"\"install\":{\"package\":\"p\",\"url\":\"x\"}",
 	};
 	static const char install[] = "\"install\":{\"package\":\"dbench\"}";
-	struct job	*job = load_text(tbench_job), *back;
-	char		*json, *bad_json, *at, *cause = NULL;
-	size_t		 i;
+	struct job	 *job = load_text(tbench_job), *back;
+	char		 *json, *bad_json, *at, *cause = NULL;
+	size_t		  i;
 
 	(void)state;
 	json = job_to_json(job);
@@ -196,8 +195,8 @@ test_job_json_bad(void **state)
 	job_free(back);
 	for (i = 0; i < sizeof bad / sizeof bad[0]; i++) {
 		/* Each replaces tbench's install object. */
-		bad_json = xasprintf("%.*s%s%s", (int)(at - json), json,
-		    bad[i], at + strlen(install));
+		bad_json = xasprintf("%.*s%s%s", (int)(at - json), json, bad[i],
+		    at + strlen(install));
 		back = job_from_json(bad_json, &cause);
 		if (back != NULL)
 			fail_msg("accepted %s", bad[i]);
@@ -213,17 +212,19 @@ test_job_json_bad(void **state)
 static void
 test_job_print(void **state)
 {
-	struct job	*job = load_text(tbench_job);
-	char		*buf = NULL;
-	size_t		 len = 0;
-	FILE		*f = open_memstream(&buf, &len);
+	struct job *job = load_text(tbench_job);
+	char	   *buf = NULL;
+	size_t	    len = 0;
+	FILE	   *f = open_memstream(&buf, &len);
 
 	(void)state;
 	job_print(f, job);
 	fclose(f);
-	assert_non_null(strstr(buf, "    # install: {package: dbench}\n"
+	assert_non_null(strstr(buf,
+	    "    # install: {package: dbench}\n"
 	    "    # server: {command: [tbench_srv], port: 7003}\n"));
-	assert_non_null(strstr(buf, "    # install: {source: "
+	assert_non_null(strstr(buf,
+	    "    # install: {source: "
 	    "schbench-1.0.tar.gz, build: [make]}\n"));
 	free(buf);
 	job_free(job);
@@ -233,12 +234,13 @@ test_job_print(void **state)
 static void
 test_custom_has_none(void **state)
 {
-	struct job	*job;
+	struct job *job;
 
 	(void)state;
-	job = load_text("name: c\nmachines: [m]\nbenchmarks:\n"
-	    "  - name: c\n    command: [true]\n    parser: keyvalue\n"
-	    "    metrics: [{name: x, unit: s, direction: lower}]\n");
+	job =
+	    load_text("name: c\nmachines: [m]\nbenchmarks:\n"
+		      "  - name: c\n    command: [true]\n    parser: keyvalue\n"
+		      "    metrics: [{name: x, unit: s, direction: lower}]\n");
 	assert_null(job->benchmarks[0].install.package);
 	assert_null(job->benchmarks[0].install.source);
 	assert_null(job->benchmarks[0].server.argv);
@@ -248,7 +250,7 @@ test_custom_has_none(void **state)
 static int
 setup(void **state)
 {
-	char	*dir, *cause = NULL;
+	char *dir, *cause = NULL;
 
 	(void)state;
 	srcdir = getenv("HILAB_SRCDIR");

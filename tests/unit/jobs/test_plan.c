@@ -18,30 +18,30 @@
 
 /* Two kernels, three rounds, a three-value sweep, on two machines. */
 static const char sweep_job[] =
-	"name: sweep\n"
-	"machines: [m1, m2]\n"
-	"kernels:\n"
-	"  - {name: A, image: /k/a}\n"
-	"  - {name: B, image: /k/b}\n"
-	"rounds: 3\n"
-	"%s"
-	"benchmarks:\n"
-	"  - name: hb\n"
-	"    command: [hackbench, -g, \"{groups}\", \"--loops={loops}\",\n"
-	"              \"{{literal}}\"]\n"
-	"    params: {loops: 100, groups: [1, 2, 4]}\n"
-	"    parser: hackbench\n"
-	"    iterations: 7\n"
-	"    warmups: 2\n"
-	"    timeout: 45s\n"
-	"    metrics: [{name: time, unit: s, direction: lower}]\n";
+    "name: sweep\n"
+    "machines: [m1, m2]\n"
+    "kernels:\n"
+    "  - {name: A, image: /k/a}\n"
+    "  - {name: B, image: /k/b}\n"
+    "rounds: 3\n"
+    "%s"
+    "benchmarks:\n"
+    "  - name: hb\n"
+    "    command: [hackbench, -g, \"{groups}\", \"--loops={loops}\",\n"
+    "              \"{{literal}}\"]\n"
+    "    params: {loops: 100, groups: [1, 2, 4]}\n"
+    "    parser: hackbench\n"
+    "    iterations: 7\n"
+    "    warmups: 2\n"
+    "    timeout: 45s\n"
+    "    metrics: [{name: time, unit: s, direction: lower}]\n";
 
 /* Loads a job from text that must parse. */
 static struct job *
 load_text(const char *text)
 {
-	struct job	*job;
-	char		*cause = NULL;
+	struct job *job;
+	char	   *cause = NULL;
 
 	job = job_load_string("test.yaml", text, strlen(text), NULL, NULL,
 	    &cause);
@@ -54,8 +54,8 @@ load_text(const char *text)
 static struct job *
 load_sweep(const char *extra)
 {
-	char		*text = xasprintf(sweep_job, extra);
-	struct job	*job = load_text(text);
+	char	   *text = xasprintf(sweep_job, extra);
+	struct job *job = load_text(text);
 
 	free(text);
 	return job;
@@ -65,7 +65,7 @@ load_sweep(const char *extra)
 static void
 build(const struct job *job, struct plan *plan)
 {
-	char	*cause = NULL;
+	char *cause = NULL;
 
 	if (plan_build(job, plan, &cause) == -1)
 		fail_msg("%s", cause);
@@ -75,12 +75,12 @@ build(const struct job *job, struct plan *plan)
 static void
 test_alternate(void **state)
 {
-	static const char	*kernels[] = { "A", "B", "B", "A", "A", "B" };
-	static const char	*groups[] = { "1", "2", "4" };
-	struct job		*job = load_sweep("");
-	struct plan		 plan;
-	struct plan_run		*run;
-	size_t			 i;
+	static const char *kernels[] = { "A", "B", "B", "A", "A", "B" };
+	static const char *groups[] = { "1", "2", "4" };
+	struct job	  *job = load_sweep("");
+	struct plan	   plan;
+	struct plan_run	  *run;
+	size_t		   i;
 
 	build(job, &plan);
 	assert_int_equal(plan_count_per_machine(job), 18);
@@ -110,9 +110,9 @@ test_alternate(void **state)
 static void
 test_argv(void **state)
 {
-	struct job	*job = load_sweep("");
-	struct plan	 plan;
-	char		**argv;
+	struct job *job = load_sweep("");
+	struct plan plan;
+	char	  **argv;
 
 	build(job, &plan);
 	argv = plan.runs[4].argv;
@@ -130,9 +130,9 @@ test_argv(void **state)
 static void
 test_fixed(void **state)
 {
-	struct job	*job = load_sweep("order: fixed\n");
-	struct plan	 plan;
-	size_t		 i;
+	struct job *job = load_sweep("order: fixed\n");
+	struct plan plan;
+	size_t	    i;
 
 	build(job, &plan);
 	assert_int_equal(plan.n, 36);
@@ -147,15 +147,15 @@ test_fixed(void **state)
 static char *
 orders(const struct job *job, int rounds)
 {
-	size_t	*order = xcalloc(job->nkernels, sizeof *order), k;
-	char	*out = xstrdup(""), *next;
-	int	 r;
+	size_t *order = xcalloc(job->nkernels, sizeof *order), k;
+	char   *out = xstrdup(""), *next;
+	int	r;
 
 	for (r = 0; r < rounds; r++) {
 		plan_round_order(job, r, order);
 		for (k = 0; k < job->nkernels; k++) {
-			next = xasprintf("%s%s%zu", out, k ? "" : " ",
-			    order[k]);
+			next =
+			    xasprintf("%s%s%zu", out, k ? "" : " ", order[k]);
 			free(out);
 			out = next;
 		}
@@ -168,16 +168,17 @@ orders(const struct job *job, int rounds)
 static void
 test_random(void **state)
 {
-	static const char	 text[] = "name: r\nmachines: [m]\n"
+	static const char text[] =
+	    "name: r\nmachines: [m]\n"
 	    "kernels: [{name: a, image: /a}, {name: b, image: /b},\n"
 	    "  {name: c, image: /c}, {name: d, image: /d}]\n"
 	    "order: random\nseed: %d\nrounds: 10\nbenchmarks:\n"
 	    "  - {name: x, command: [x], parser: json,\n"
 	    "     metrics: [{name: v, unit: s, direction: lower}]}\n";
-	char			*t42 = xasprintf(text, 42), *t43;
-	struct job		*j42 = load_text(t42), *j43, *back;
-	char			*o42, *o43, *json, *cause = NULL, *seen;
-	size_t			 r, k, *order = xcalloc(4, sizeof *order);
+	char	   *t42 = xasprintf(text, 42), *t43;
+	struct job *j42 = load_text(t42), *j43, *back;
+	char	   *o42, *o43, *json, *cause = NULL, *seen;
+	size_t	    r, k, *order = xcalloc(4, sizeof *order);
 
 	t43 = xasprintf(text, 43);
 	j43 = load_text(t43);
@@ -216,18 +217,19 @@ test_random(void **state)
 static void
 test_cartesian(void **state)
 {
-	static const char	 text[] = "name: c\nmachines: [m]\n"
+	static const char text[] =
+	    "name: c\nmachines: [m]\n"
 	    "benchmarks:\n"
 	    "  - name: x\n    command: [x, \"{b}\", \"{a}\", \"{c}\"]\n"
 	    "    params: {b: [x, y], a: [3, 1, 2], c: only}\n"
 	    "    parser: json\n"
 	    "    metrics: [{name: v, unit: s, direction: lower}]\n";
-	static const char	*want[] = { "a=3,b=x,c=only", "a=3,b=y,c=only",
-	    "a=1,b=x,c=only", "a=1,b=y,c=only", "a=2,b=x,c=only",
-	    "a=2,b=y,c=only" };
-	struct job		*job = load_text(text);
-	struct plan		 plan;
-	size_t			 i;
+	static const char *want[] = { "a=3,b=x,c=only", "a=3,b=y,c=only",
+		"a=1,b=x,c=only", "a=1,b=y,c=only", "a=2,b=x,c=only",
+		"a=2,b=y,c=only" };
+	struct job	  *job = load_text(text);
+	struct plan	   plan;
+	size_t		   i;
 
 	build(job, &plan);
 	assert_int_equal(plan.n, 6);
@@ -246,26 +248,31 @@ test_cartesian(void **state)
 static void
 test_expand_arg(void **state)
 {
-	const char	*keys[] = { "n", "mode" }, *values[] = { "4", "-p" };
-	bool		 used[2] = { false, false };
-	char		*out, *cause = NULL;
+	const char *keys[] = { "n", "mode" }, *values[] = { "4", "-p" };
+	bool	    used[2] = { false, false };
+	char	   *out, *cause = NULL;
 
 	assert_int_equal(plan_expand_arg("-g{n}x{{}}{mode}", keys, values, 2,
-	    used, &out, &cause), 0);
+			     used, &out, &cause),
+	    0);
 	assert_string_equal(out, "-g4x{}-p");
 	assert_true(used[0] && used[1]);
 	free(out);
-	assert_int_equal(plan_expand_arg("{nope}", keys, values, 2, NULL,
-	    &out, &cause), -1);
-	assert_string_equal(cause, "placeholder \"{nope}\" is not a "
+	assert_int_equal(plan_expand_arg("{nope}", keys, values, 2, NULL, &out,
+			     &cause),
+	    -1);
+	assert_string_equal(cause,
+	    "placeholder \"{nope}\" is not a "
 	    "parameter");
 	free(cause);
 	assert_int_equal(plan_expand_arg("a}b", keys, values, 2, NULL, &out,
-	    &cause), -1);
+			     &cause),
+	    -1);
 	assert_string_equal(cause, "lone \"}\" (write \"}}\" for a brace)");
 	free(cause);
 	assert_int_equal(plan_expand_arg("{a b}", keys, NULL, 2, NULL, NULL,
-	    &cause), -1);
+			     &cause),
+	    -1);
 	free(cause);
 }
 
@@ -273,10 +280,10 @@ test_expand_arg(void **state)
 static void
 test_plan_from_json(void **state)
 {
-	struct job	*job = load_sweep(""), *back;
-	struct plan	 p1, p2;
-	char		*json = job_to_json(job), *cause = NULL;
-	size_t		 i, a;
+	struct job *job = load_sweep(""), *back;
+	struct plan p1, p2;
+	char	   *json = job_to_json(job), *cause = NULL;
+	size_t	    i, a;
 
 	back = job_from_json(json, &cause);
 	assert_non_null(back);
@@ -302,13 +309,14 @@ test_plan_from_json(void **state)
 static void
 test_unresolved(void **state)
 {
-	struct job	*job = load_text("name: u\nmachines: [m]\n"
-	    "benchmarks: [{name: hackbench}]\n");
-	struct plan	 plan;
-	char		*cause = NULL;
+	struct job *job = load_text("name: u\nmachines: [m]\n"
+				    "benchmarks: [{name: hackbench}]\n");
+	struct plan plan;
+	char	   *cause = NULL;
 
 	assert_int_equal(plan_build(job, &plan, &cause), -1);
-	assert_string_equal(cause, "benchmark \"hackbench\": not resolved "
+	assert_string_equal(cause,
+	    "benchmark \"hackbench\": not resolved "
 	    "against the catalog");
 	assert_int_equal(plan.n, 0);
 	free(cause);

@@ -56,14 +56,15 @@ static char *
 machine_yaml(const char *name, const char *power)
 {
 	return xasprintf("name: %s\nkind: ssh\nssh:\n  host: 10.0.0.2\n"
-	    "  identity: key\n  known_hosts: kh\n%s", name, power);
+			 "  identity: key\n  known_hosts: kh\n%s",
+	    name, power);
 }
 
 /* Loads a machine file written from power; the inventory or NULL. */
 static struct inventory *
 load(const char *power, char **cause)
 {
-	char *yaml = machine_yaml("board", power), *path;
+	char		 *yaml = machine_yaml("board", power), *path;
 	struct inventory *inv;
 
 	path = put("board.yaml", yaml);
@@ -78,9 +79,9 @@ load(const char *power, char **cause)
 static char *
 print(const struct inventory *inv)
 {
-	char *buf = NULL;
+	char  *buf = NULL;
 	size_t len = 0;
-	FILE *fp = open_memstream(&buf, &len);
+	FILE  *fp = open_memstream(&buf, &len);
 
 	inventory_print(fp, inv);
 	fclose(fp);
@@ -91,13 +92,14 @@ print(const struct inventory *inv)
 static void
 test_ipmi_defaults(void **state)
 {
-	struct inventory *inv;
+	struct inventory	   *inv;
 	const struct machine_power *pw;
 	char *cause, *pwfile = xasprintf("%s/bmc.pw", tmpdir);
 
 	(void)state;
 	inv = load("power:\n  ipmi:\n    host: bmc1.lab\n    user: admin\n"
-	    "    password_file: bmc.pw\n", &cause);
+		   "    password_file: bmc.pw\n",
+	    &cause);
 	if (inv == NULL)
 		fail_msg("%s", cause);
 	pw = &inv->machines[0]->power;
@@ -126,8 +128,8 @@ test_roundtrip(void **state)
 		"'3']\n    status: [pdu, 'yes', \"a \\\"b\\\"\"]\n",
 	};
 	struct inventory *inv, *again;
-	char *cause, *printed, *path, *reprinted;
-	size_t i;
+	char		 *cause, *printed, *path, *reprinted;
+	size_t		  i;
 
 	(void)state;
 	for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
@@ -152,14 +154,15 @@ test_roundtrip(void **state)
 static void
 test_command(void **state)
 {
-	struct inventory *inv;
+	struct inventory		    *inv;
 	const struct machine_power_commands *c;
 	char *cause, *prog = xasprintf("%s/pdu.sh", tmpdir);
 
 	(void)state;
-	inv = load("power:\n  boot_timeout: 500ms\n  command:\n"
-	    "    on: [./pdu.sh, \"on\", 3]\n    off: [pdu, \"off\", 3]\n",
-	    &cause);
+	inv =
+	    load("power:\n  boot_timeout: 500ms\n  command:\n"
+		 "    on: [./pdu.sh, \"on\", 3]\n    off: [pdu, \"off\", 3]\n",
+		&cause);
 	if (inv == NULL)
 		fail_msg("%s", cause);
 	c = &inv->machines[0]->power.command;
@@ -184,43 +187,43 @@ test_errors(void **state)
 		const char *power, *error;
 	} cases[] = {
 		{ "power:\n  boot_timeout: 1s\n",
-		  "board.yaml:8:3: missing \"ipmi\" or \"command\" in "
-		  "\"power\"" },
+		    "board.yaml:8:3: missing \"ipmi\" or \"command\" in "
+		    "\"power\"" },
 		{ "power:\n  ipmi: {host: a, user: b, password_file: c}\n"
 		  "  command: {on: [x], off: [y]}\n",
-		  "board.yaml:9:12: \"power\" takes \"ipmi\" or \"command\", "
-		  "not both" },
+		    "board.yaml:9:12: \"power\" takes \"ipmi\" or \"command\", "
+		    "not both" },
 		{ "power:\n  ipmi: {host: a, password_file: c}\n",
-		  "board.yaml:8:9: missing required key \"user\" in \"ipmi\"" },
+		    "board.yaml:8:9: missing required key \"user\" in \"ipmi\"" },
 		{ "power:\n  ipmi: {host: a, user: b, password_file: c, "
 		  "interface: serial}\n",
-		  "board.yaml:8:57: \"interface\" must be lan or lanplus, not "
-		  "\"serial\"" },
+		    "board.yaml:8:57: \"interface\" must be lan or lanplus, not "
+		    "\"serial\"" },
 		{ "power:\n  ipmi: {host: a, user: b, password_file: c, "
 		  "cipher: 0}\n",
-		  "board.yaml:8:54: \"cipher\" must be a number from 1 to 17, "
-		  "not \"0\"" },
+		    "board.yaml:8:54: \"cipher\" must be a number from 1 to 17, "
+		    "not \"0\"" },
 		{ "power:\n  command: {on: [x], off: []}\n",
-		  "board.yaml:8:27: \"off\" must be a command such as [pdu, off, "
-		  "\"3\"], not an empty sequence" },
+		    "board.yaml:8:27: \"off\" must be a command such as [pdu, off, "
+		    "\"3\"], not an empty sequence" },
 		{ "power:\n  command: {on: pdu on, off: [y]}\n",
-		  "board.yaml:8:17: \"on\" must be a command such as [pdu, off, "
-		  "\"3\"], not \"pdu on\"" },
+		    "board.yaml:8:17: \"on\" must be a command such as [pdu, off, "
+		    "\"3\"], not \"pdu on\"" },
 		{ "power:\n  command: {on: [pdu, [on]], off: [y]}\n",
-		  "board.yaml:8:23: \"on\" entries must be non-empty strings, "
-		  "not a sequence" },
+		    "board.yaml:8:23: \"on\" entries must be non-empty strings, "
+		    "not a sequence" },
 		{ "power:\n  command: {on: [x], off: [y], reset: [z]}\n",
-		  "board.yaml:8:32: unknown key \"reset\"" },
+		    "board.yaml:8:32: unknown key \"reset\"" },
 		{ "power:\n  command: {off: [y]}\n",
-		  "board.yaml:8:12: missing required key \"on\" in \"command\"" },
+		    "board.yaml:8:12: missing required key \"on\" in \"command\"" },
 		{ "power:\n  boot_timeout: 10 s\n  command: {on: [x], off: "
 		  "[y]}\n",
-		  "board.yaml:8:17: \"boot_timeout\" must be a duration from 1ms "
-		  "to 24h such as \"10s\" or \"500ms\", not \"10 s\"" },
+		    "board.yaml:8:17: \"boot_timeout\" must be a duration from 1ms "
+		    "to 24h such as \"10s\" or \"500ms\", not \"10 s\"" },
 	};
 	struct inventory *inv;
-	char *cause, *want;
-	size_t i;
+	char		 *cause, *want;
+	size_t		  i;
 
 	(void)state;
 	for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
@@ -242,12 +245,14 @@ test_libvirt_power(void **state)
 	char *path, *cause = NULL, *want;
 
 	(void)state;
-	path = put("vm.yaml", "name: vm\nkind: libvirt\nssh: {host: h, "
+	path = put("vm.yaml",
+	    "name: vm\nkind: libvirt\nssh: {host: h, "
 	    "identity: k, known_hosts: kh}\nlibvirt: {vcpus: 2, memory: 1G}\n"
 	    "power: {command: {on: [a], off: [b]}}\n");
 	assert_null(inventory_load_file(path, &cause));
 	want = xasprintf("%s/vm.yaml:5:1: \"power\" is only allowed with kind "
-	    "ssh (libvirt powers its VMs)", tmpdir);
+			 "ssh (libvirt powers its VMs)",
+	    tmpdir);
 	assert_string_equal(cause, want);
 	free(want);
 	free(cause);
@@ -258,15 +263,15 @@ test_libvirt_power(void **state)
 static struct inventory *
 load_pdu(const char *extra)
 {
-	char *power, *cause;
+	char		 *power, *cause;
 	struct inventory *inv;
 
 	free(put("ON", "on\n"));
 	free(put("OFF", "off\n"));
 	free(put("STATE", "off\n"));
 	power = xasprintf("power:\n  command:\n    on: [cp, %s/ON, %s/STATE]\n"
-	    "    off: [cp, %s/OFF, %s/STATE]\n%s", tmpdir, tmpdir, tmpdir,
-	    tmpdir, extra);
+			  "    off: [cp, %s/OFF, %s/STATE]\n%s",
+	    tmpdir, tmpdir, tmpdir, tmpdir, extra);
 	if ((inv = load(power, &cause)) == NULL)
 		fail_msg("%s", cause);
 	free(power);
@@ -278,10 +283,10 @@ static void
 test_command_driver(void **state)
 {
 	struct inventory *inv = load_pdu("    status: [cat, STATE]\n");
-	struct power *p;
-	char *cause = NULL, *s;
-	bool on = true;
-	time_t t0;
+	struct power	 *p;
+	char		 *cause = NULL, *s;
+	bool		  on = true;
+	time_t		  t0;
 
 	(void)state;
 	/* cat's STATE is relative: the driver runs in the cwd. */
@@ -295,7 +300,7 @@ test_command_driver(void **state)
 	assert_true(on);
 	t0 = time(NULL);
 	assert_int_equal(power_set(p, POWER_CYCLE, &cause), 0);
-	assert_true(time(NULL) - t0 >= 1);	/* off, a pause, on */
+	assert_true(time(NULL) - t0 >= 1); /* off, a pause, on */
 	s = get("STATE");
 	assert_string_equal(s, "on\n");
 	free(s);
@@ -312,20 +317,22 @@ static void
 test_command_errors(void **state)
 {
 	struct inventory *inv;
-	struct power *p;
-	char *cause = NULL;
-	bool on;
+	struct power	 *p;
+	char		 *cause = NULL;
+	bool		  on;
 
 	(void)state;
 	inv = load_pdu("    cycle: [ls, /nonexistent-pdu-port]\n"
-	    "    status: [echo, maybe]\n");
+		       "    status: [echo, maybe]\n");
 	assert_non_null(p = power_open(inv->machines[0], &cause));
 	assert_int_equal(power_status(p, &on, &cause), -1);
-	assert_string_equal(cause, "machine \"board\": power command: echo "
+	assert_string_equal(cause,
+	    "machine \"board\": power command: echo "
 	    "printed \"maybe\", not on or off");
 	free(cause);
 	assert_int_equal(power_set(p, POWER_CYCLE, &cause), -1);
-	assert_string_equal(cause, "machine \"board\": power command: echo "
+	assert_string_equal(cause,
+	    "machine \"board\": power command: echo "
 	    "printed \"maybe\", not on or off");
 	free(cause);
 	power_close(p);
@@ -336,7 +343,8 @@ test_command_errors(void **state)
 	assert_non_null(strstr(cause, "no \"status\" command in"));
 	free(cause);
 	assert_int_equal(power_set(p, POWER_CYCLE, &cause), -1);
-	assert_non_null(strstr(cause, "machine \"board\": power command: ls: "
+	assert_non_null(strstr(cause,
+	    "machine \"board\": power command: ls: "
 	    "ls: cannot access '/nonexistent-pdu-port'"));
 	assert_non_null(strstr(cause, "(exit 2)"));
 	free(cause);
@@ -349,8 +357,8 @@ static void
 test_open_errors(void **state)
 {
 	struct inventory *inv;
-	struct power *p;
-	char *cause = NULL, *want;
+	struct power	 *p;
+	char		 *cause = NULL, *want;
 
 	(void)state;
 	inv = load("power: {command: {on: [/nonexistent/pdu, on], off: [y]}}\n",
@@ -358,16 +366,19 @@ test_open_errors(void **state)
 	assert_non_null(inv);
 	assert_non_null(p = power_open(inv->machines[0], &cause));
 	assert_int_equal(power_set(p, POWER_ON, &cause), -1);
-	assert_string_equal(cause, "machine \"board\": power command: "
+	assert_string_equal(cause,
+	    "machine \"board\": power command: "
 	    "/nonexistent/pdu: cannot execute (exit 127)");
 	free(cause);
 	power_close(p);
 	inventory_free(inv);
 	inv = load("power: {ipmi: {host: 10.9.9.9, user: u, password_file: "
-	    "nope.pw}}\n", &cause);
+		   "nope.pw}}\n",
+	    &cause);
 	assert_null(power_open(inv->machines[0], &cause));
 	want = xasprintf("machine \"board\": BMC 10.9.9.9:623: password file "
-	    "\"%s/nope.pw\": No such file or directory", tmpdir);
+			 "\"%s/nope.pw\": No such file or directory",
+	    tmpdir);
 	assert_string_equal(cause, want);
 	free(want);
 	free(cause);
@@ -384,7 +395,7 @@ static int
 teardown(void **state)
 {
 	char *cmd[] = { "rm", "-rf", tmpdir, NULL };
-	int status;
+	int   status;
 	pid_t pid;
 
 	(void)state;

@@ -16,20 +16,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static const char *regex_args = "t[s]=^Time: ([0-9.]+)$\n"
-	    "x=([0-9]+)";
+	static const char	  *regex_args = "t[s]=^Time: ([0-9.]+)$\n"
+						"x=([0-9]+)";
 	const struct parse_parser *pp;
-	struct parse_result res;
-	char *cause = NULL;
-	size_t n = 0, i;
+	struct parse_result	   res;
+	char			  *cause = NULL;
+	size_t			   n = 0, i;
 
 	if (size == 0)
 		return (0);
 	for (pp = parse_parsers; pp->name != NULL; pp++)
 		n++;
 	pp = &parse_parsers[data[0] % n];
-	if (parse_output(pp->name, pp->fn == parse_regex ? regex_args :
-	    NULL, (const char *)data + 1, size - 1, &res, &cause) > 0) {
+	if (parse_output(pp->name, pp->fn == parse_regex ? regex_args : NULL,
+		(const char *)data + 1, size - 1, &res, &cause) > 0) {
 		for (i = 0; i < res.n; i++) {
 			if (res.v[i].name == NULL || res.v[i].unit == NULL)
 				abort();
@@ -47,9 +47,9 @@ int
 main(int argc, char **argv)
 {
 	static uint8_t buf[1 << 20];
-	size_t n;
-	int i, p;
-	FILE *f;
+	size_t	       n;
+	int	       i, p;
+	FILE	      *f;
 
 	for (i = 1; i < argc; i++) {
 		if ((f = fopen(argv[i], "rb")) == NULL) {

@@ -11,7 +11,7 @@
 static char *
 ptest_slurp(FILE *f, size_t *len)
 {
-	char *buf = NULL;
+	char  *buf = NULL;
 	size_t cap = 0, n = 0, r;
 
 	do {
@@ -63,8 +63,7 @@ ptest_run(const char *cmd, size_t *len)
 
 /* Value of the occurrence-th metric called name. */
 double
-ptest_value(const struct parse_result *res, const char *name,
-    size_t occurrence)
+ptest_value(const struct parse_result *res, const char *name, size_t occurrence)
 {
 	size_t i;
 
@@ -89,7 +88,7 @@ ptest_count(const struct parse_result *res, const char *name)
 /* Whether part is a prefix of whole. */
 int
 ptest_is_prefix(const struct parse_result *part,
-    const struct parse_result *whole)
+    const struct parse_result		  *whole)
 {
 	size_t i;
 

@@ -13,19 +13,19 @@
 
 #include <cmocka.h>
 
-#include "common/xmalloc.h"
 #include "benchmarks/catalog.h"
 #include "benchmarks/parse.h"
+#include "common/xmalloc.h"
 
 static char tmpdir[] = "/tmp/hilab-catalog-XXXXXX";
 
 /* A well-formed file that the bad ones are variations of. */
-#define GOOD_HEAD \
-	"name: x\n" \
+#define GOOD_HEAD                                  \
+	"name: x\n"                                \
 	"command: [hackbench, -g, \"{groups}\"]\n" \
-	"params:\n" \
-	"  groups: {default: 2, axis: [1, 2]}\n" \
-	"install: {package: rt-tests}\n" \
+	"params:\n"                                \
+	"  groups: {default: 2, axis: [1, 2]}\n"   \
+	"install: {package: rt-tests}\n"           \
 	"parser: hackbench\n"
 #define GOOD_METRICS \
 	"metrics:\n" \
@@ -35,9 +35,9 @@ static char tmpdir[] = "/tmp/hilab-catalog-XXXXXX";
 static struct catalog *
 shipped(void)
 {
-	const char *src = getenv("HILAB_SRCDIR");
+	const char     *src = getenv("HILAB_SRCDIR");
 	struct catalog *cat;
-	char *dir, *cause = NULL;
+	char	       *dir, *cause = NULL;
 
 	assert_non_null(src);
 	dir = xasprintf("%s/benchmarks", src);
@@ -52,12 +52,12 @@ static void
 test_shipped_loads(void **state)
 {
 	static const char *names[] = { "hackbench", "tbench", "schbench",
-	    "stream", "netperf", "unixbench", "kernbench", "sysbench-cpu",
-	    "stress-ng-cpu" };
+		"stream", "netperf", "unixbench", "kernbench", "sysbench-cpu",
+		"stress-ng-cpu" };
 	const struct catalog_benchmark *b;
-	struct catalog *cat = shipped();
-	char **argv, *cause = NULL;
-	size_t i;
+	struct catalog		       *cat = shipped();
+	char			      **argv, *cause = NULL;
+	size_t				i;
 
 	for (i = 0; i < sizeof names / sizeof names[0]; i++) {
 		if ((b = catalog_find(cat, names[i])) == NULL)
@@ -68,8 +68,8 @@ test_shipped_loads(void **state)
 		b = &cat->v[i];
 		assert_non_null(parse_find(b->parser));
 		assert_true(b->nmetrics > 0 && b->iterations > 0);
-		assert_true(b->install.package != NULL ||
-		    b->install.source != NULL);
+		assert_true(
+		    b->install.package != NULL || b->install.source != NULL);
 		if (catalog_expand_argv(b, NULL, 0, &argv, &cause) != 0)
 			fail_msg("%s: %s", b->name, cause);
 		assert_null(argv[b->ncommand]);
@@ -84,14 +84,14 @@ static void
 test_hackbench_argv(void **state)
 {
 	static const char *axis[] = { "1", "2", "4", "8", "16", "32", "64" };
-	const struct catalog_setting set[] = { { "groups", "16" },
-	    { "mode", "--threads" } };
-	const struct catalog_setting bad[] = { { "group", "16" } };
-	struct catalog *cat = shipped();
+	const struct catalog_setting	set[] = { { "groups", "16" },
+		   { "mode", "--threads" } };
+	const struct catalog_setting	bad[] = { { "group", "16" } };
+	struct catalog		       *cat = shipped();
 	const struct catalog_benchmark *b = catalog_find(cat, "hackbench");
-	const struct catalog_param *groups;
-	char **argv, *cause = NULL;
-	size_t i;
+	const struct catalog_param     *groups;
+	char			      **argv, *cause = NULL;
+	size_t				i;
 
 	assert_non_null(b);
 	assert_int_equal(b->iterations, 30);
@@ -118,7 +118,8 @@ test_hackbench_argv(void **state)
 	catalog_argv_free(argv);
 	assert_int_equal(catalog_expand_argv(b, bad, 1, &argv, &cause), -1);
 	assert_null(argv);
-	assert_string_equal(cause, "benchmark \"hackbench\": unknown param "
+	assert_string_equal(cause,
+	    "benchmark \"hackbench\": unknown param "
 	    "\"group\"");
 	free(cause);
 	b = catalog_find(cat, "netperf");
@@ -145,7 +146,7 @@ static void
 expect_bad(const char *text, const char *want)
 {
 	struct catalog *cat;
-	char *path, *cause = NULL, *full;
+	char	       *path, *cause = NULL, *full;
 
 	path = write_file("bad.yaml", text);
 	cat = catalog_load_file(path, &cause);
@@ -165,29 +166,32 @@ test_bad_files(void **state)
 	expect_bad(GOOD_HEAD GOOD_METRICS "cpus: 4\n",
 	    "%s:9:1: unknown key \"cpus\"");
 	expect_bad("name: x\n"
-	    "command: [hackbench, -g, \"{group}\"]\n"
-	    "params:\n"
-	    "  groups: 2\n"
-	    "install: rt-tests\n"
-	    "parser: hackbench\n" GOOD_METRICS,
+		   "command: [hackbench, -g, \"{group}\"]\n"
+		   "params:\n"
+		   "  groups: 2\n"
+		   "install: rt-tests\n"
+		   "parser: hackbench\n" GOOD_METRICS,
 	    "%s:2:26: command: unknown placeholder \"{group}\"");
-	expect_bad(GOOD_HEAD "metrics:\n"
+	expect_bad(GOOD_HEAD
+	    "metrics:\n"
 	    "  - {name: time, direction: up, statistic: mean}\n",
 	    "%s:8:29: \"direction\": unknown value \"up\"\n"
 	    "%s:8:44: \"statistic\": unknown value \"mean\"");
-	expect_bad("name: x\n", "%s:1:1: missing \"command\"\n"
+	expect_bad("name: x\n",
+	    "%s:1:1: missing \"command\"\n"
 	    "%s:1:1: missing \"install\"\n"
 	    "%s:1:1: missing \"parser\"\n"
 	    "%s:1:1: missing \"metrics\"");
 	expect_bad(GOOD_HEAD GOOD_METRICS "iterations: many\n",
 	    "%s:9:13: \"iterations\": \"many\" is not a whole number");
-	expect_bad("name: x\ncommand: [a, b\n", "%s:3:1: did not find "
+	expect_bad("name: x\ncommand: [a, b\n",
+	    "%s:3:1: did not find "
 	    "expected ',' or ']'");
 	expect_bad("name: x\n"
-	    "command: [hackbench, -g, \"{groups\"]\n"
-	    "params: {groups: 1}\n"
-	    "install: {package: rt-tests, source: x.tar.gz}\n"
-	    "parser: nope\n" GOOD_METRICS,
+		   "command: [hackbench, -g, \"{groups\"]\n"
+		   "params: {groups: 1}\n"
+		   "install: {package: rt-tests, source: x.tar.gz}\n"
+		   "parser: nope\n" GOOD_METRICS,
 	    "%s:4:10: install: give either \"package\" or \"source\"\n"
 	    "%s:2:26: command: lone brace in \"{groups\" (write {{ or }} "
 	    "for a brace)\n"
@@ -201,10 +205,11 @@ static void
 test_missing_param(void **state)
 {
 	const struct catalog_setting set[] = { { "host", "127.0.0.1" } };
-	struct catalog *cat;
-	char *path, *first, *want, **argv, *cause = NULL;
+	struct catalog		    *cat;
+	char			    *path, *first, *want, **argv, *cause = NULL;
 
-	path = write_file("np.yaml", "name: np\n"
+	path = write_file("np.yaml",
+	    "name: np\n"
 	    "command: [netperf, -H, \"{host}\", \"-l{len}\", \"{{x}}\"]\n"
 	    "params: {host: {axis: [a]}, len: {}}\n"
 	    "install: {source: netperf.tar.gz, build: [./configure, make]}\n"
@@ -214,19 +219,22 @@ test_missing_param(void **state)
 	if (cat == NULL)
 		fail_msg("%s", cause);
 	assert_int_equal(catalog_expand_argv(&cat->v[0], NULL, 0, &argv,
-	    &cause), -1);
-	assert_string_equal(cause, "benchmark \"np\": missing param "
+			     &cause),
+	    -1);
+	assert_string_equal(cause,
+	    "benchmark \"np\": missing param "
 	    "\"host\", \"len\"");
 	free(cause);
-	assert_int_equal(catalog_expand_argv(&cat->v[0], set, 1, &argv,
-	    &cause), -1);
+	assert_int_equal(catalog_expand_argv(&cat->v[0], set, 1, &argv, &cause),
+	    -1);
 	assert_string_equal(cause, "benchmark \"np\": missing param \"len\"");
 	free(cause);
 	assert_int_equal(cat->v[0].install.nbuild, 2);
 	assert_string_equal(cat->v[0].install.build[1], "make");
 	catalog_free(cat);
 	first = path;
-	path = write_file("np2.yaml", "name: np\n"
+	path = write_file("np2.yaml",
+	    "name: np\n"
 	    "command: [x]\ninstall: x\nparser: json\n"
 	    "metrics: [{name: a, direction: lower}]\n");
 	assert_null(catalog_load(tmpdir, &cause));
@@ -252,7 +260,7 @@ static int
 teardown(void **state)
 {
 	char *cmd = xasprintf("rm -rf %s", tmpdir);
-	int rc = system(cmd);
+	int   rc = system(cmd);
 
 	free(cmd);
 	return (rc);

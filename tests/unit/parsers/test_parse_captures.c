@@ -23,8 +23,8 @@ static const char *outputs_dir;
 
 /* The parser for each tool folder. */
 static const struct {
-	const char	*dir;
-	const char	*parser;
+	const char *dir;
+	const char *parser;
 } tool_parsers[] = {
 	{ "hackbench", "hackbench" },
 	{ "kernel-build", "kernbench" },
@@ -44,12 +44,12 @@ static const struct {
  * name has this value and unit; count, when not 0, is how many there are.
  */
 static const struct expect {
-	const char	*file;
-	const char	*name;
-	size_t		 occ;
-	double		 value;
-	const char	*unit;
-	size_t		 count;
+	const char *file;
+	const char *name;
+	size_t	    occ;
+	double	    value;
+	const char *unit;
+	size_t	    count;
 } expects[] = {
 	{ "hackbench/lkp-process-pipe-g256.txt", "time", 0, 9.541, "s", 8 },
 	{ "hackbench/lkp-process-pipe-g256.txt", "time", 2, 12.241, "s", 0 },
@@ -65,8 +65,7 @@ static const struct expect {
 	{ "hackbench/local-process-g4.txt", "time", 0, 3.562, "s", 1 },
 	{ "hackbench/local-thread-g4.txt", "time", 0, 3.210, "s", 1 },
 
-	{ "kernel-build/lkp-kbuild-01-runtime.txt", "runtime", 0, 157, "s",
-	    1 },
+	{ "kernel-build/lkp-kbuild-01-runtime.txt", "runtime", 0, 157, "s", 1 },
 	{ "kernel-build/lkp-kbuild-01-runtime.txt", "real", 0, NAN, "", 0 },
 	{ "kernel-build/lkp-kbuild-02-real-user-sys.txt", "real", 0, 33.544,
 	    "s", 8 },
@@ -84,27 +83,25 @@ static const struct expect {
 	    "s", 1 },
 	{ "kernel-build/lkp-kbuild-03-allyesconfig.txt", "sys", 0, 1932.173,
 	    "s", 1 },
-	{ "kernel-build/local-bash-time-format.txt", "real", 0, 0.108, "s",
-	    1 },
-	{ "kernel-build/local-bash-time-format.txt", "user", 0, 0.075, "s",
-	    1 },
+	{ "kernel-build/local-bash-time-format.txt", "real", 0, 0.108, "s", 1 },
+	{ "kernel-build/local-bash-time-format.txt", "user", 0, 0.075, "s", 1 },
 	{ "kernel-build/local-bash-time-format.txt", "sys", 0, 0.046, "s", 1 },
-	{ "kernel-build/local-usr-bin-time-default-format.txt", "real", 0,
-	    0.05, "s", 1 },
-	{ "kernel-build/local-usr-bin-time-default-format.txt", "user", 0,
-	    0.07, "s", 1 },
-	{ "kernel-build/local-usr-bin-time-default-format.txt", "sys", 0,
-	    0.03, "s", 1 },
-	{ "kernel-build/local-usr-bin-time-p-format.txt", "real", 0, 0.06,
+	{ "kernel-build/local-usr-bin-time-default-format.txt", "real", 0, 0.05,
 	    "s", 1 },
-	{ "kernel-build/local-usr-bin-time-p-format.txt", "user", 0, 0.08,
+	{ "kernel-build/local-usr-bin-time-default-format.txt", "user", 0, 0.07,
 	    "s", 1 },
+	{ "kernel-build/local-usr-bin-time-default-format.txt", "sys", 0, 0.03,
+	    "s", 1 },
+	{ "kernel-build/local-usr-bin-time-p-format.txt", "real", 0, 0.06, "s",
+	    1 },
+	{ "kernel-build/local-usr-bin-time-p-format.txt", "user", 0, 0.08, "s",
+	    1 },
 	{ "kernel-build/local-usr-bin-time-p-format.txt", "sys", 0, 0.03, "s",
 	    1 },
-	{ "kernel-build/local-usr-bin-time-v-format.txt", "real", 0, 0.05,
-	    "s", 1 },
-	{ "kernel-build/local-usr-bin-time-v-format.txt", "user", 0, 0.08,
-	    "s", 1 },
+	{ "kernel-build/local-usr-bin-time-v-format.txt", "real", 0, 0.05, "s",
+	    1 },
+	{ "kernel-build/local-usr-bin-time-v-format.txt", "user", 0, 0.08, "s",
+	    1 },
 	{ "kernel-build/local-usr-bin-time-v-format.txt", "sys", 0, 0.02, "s",
 	    1 },
 	{ "kernel-build/local-usr-bin-time-v-format.txt", "max_rss", 0, 25156,
@@ -129,12 +126,12 @@ static const struct expect {
 	    60.26, "trans/s", 1 },
 	{ "netperf/caprice-kvm-tcp-stream-rr-maerts.txt", "throughput", 3,
 	    46.69, "Mbit/s", 0 },
-	{ "netperf/caprice-mac-null-host-rr-stream-maerts.txt",
-	    "transactions", 0, 25.67, "trans/s", 1 },
-	{ "netperf/caprice-mac-null-host-rr-stream-maerts.txt", "throughput",
-	    0, 35.95, "Mbit/s", 2 },
-	{ "netperf/caprice-mac-null-host-rr-stream-maerts.txt", "throughput",
-	    1, 32.89, "Mbit/s", 0 },
+	{ "netperf/caprice-mac-null-host-rr-stream-maerts.txt", "transactions",
+	    0, 25.67, "trans/s", 1 },
+	{ "netperf/caprice-mac-null-host-rr-stream-maerts.txt", "throughput", 0,
+	    35.95, "Mbit/s", 2 },
+	{ "netperf/caprice-mac-null-host-rr-stream-maerts.txt", "throughput", 1,
+	    32.89, "Mbit/s", 0 },
 	{ "netperf/caprice-rpi3-tcp-rr-stream-maerts.txt", "transactions", 0,
 	    78.15, "trans/s", 1 },
 	{ "netperf/caprice-rpi3-tcp-rr-stream-maerts.txt", "throughput", 0,
@@ -145,16 +142,16 @@ static const struct expect {
 	    95965.18, "trans/s", 2 },
 	{ "netperf/lkml-2022-udp-rr-ipv6-gvisor.txt", "transactions", 1,
 	    146460.80, "trans/s", 0 },
-	{ "netperf/lkp-sctp-stream-many-trimmed.txt", "throughput", 0,
-	    7572.02, "Mbit/s", 16 },
-	{ "netperf/lkp-sctp-stream-many-trimmed.txt", "throughput", 1,
-	    7787.03, "Mbit/s", 0 },
+	{ "netperf/lkp-sctp-stream-many-trimmed.txt", "throughput", 0, 7572.02,
+	    "Mbit/s", 16 },
+	{ "netperf/lkp-sctp-stream-many-trimmed.txt", "throughput", 1, 7787.03,
+	    "Mbit/s", 0 },
 	{ "netperf/lkp-udp-stream-16x.txt", "send_throughput", 0, 63577.2,
 	    "Mbit/s", 16 },
-	{ "netperf/lkp-udp-stream-16x.txt", "throughput", 0, 61689.4,
-	    "Mbit/s", 16 },
-	{ "netperf/lkp-udp-stream-16x.txt", "throughput", 1, 60602.6,
-	    "Mbit/s", 0 },
+	{ "netperf/lkp-udp-stream-16x.txt", "throughput", 0, 61689.4, "Mbit/s",
+	    16 },
+	{ "netperf/lkp-udp-stream-16x.txt", "throughput", 1, 60602.6, "Mbit/s",
+	    0 },
 
 	{ "schbench/lkml-2020-old-0000th-and-0th-8space.txt", "wakeup_p99", 0,
 	    14160, "usec", 4 },
@@ -162,16 +159,16 @@ static const struct expect {
 	    12912, "usec", 0 },
 	{ "schbench/lkml-2020-old-0000th-and-0th-8space.txt", "wakeup_p99", 3,
 	    8, "usec", 0 },
-	{ "schbench/lkml-2020-old-0000th-and-0th-8space.txt", "wakeup_p99_9",
-	    0, 22688, "usec", 4 },
+	{ "schbench/lkml-2020-old-0000th-and-0th-8space.txt", "wakeup_p99_9", 0,
+	    22688, "usec", 4 },
 	{ "schbench/lkml-2020-old-0000th-and-0th-8space.txt", "wakeup_p50", 2,
 	    6, "usec", 0 },
 	{ "schbench/lkml-2020-old-0000th-and-0th-8space.txt", "wakeup_max", 3,
 	    245, "usec", 0 },
 	{ "schbench/lkml-2021-old-0000th-tabs-rps-line.txt", "wakeup_p99", 0,
 	    13, "usec", 2 },
-	{ "schbench/lkml-2021-old-0000th-tabs-rps-line.txt", "wakeup_p99_9",
-	    0, 6408, "usec", 0 },
+	{ "schbench/lkml-2021-old-0000th-tabs-rps-line.txt", "wakeup_p99_9", 0,
+	    6408, "usec", 0 },
 	{ "schbench/lkml-2021-old-0000th-tabs-rps-line.txt", "wakeup_p50", 1,
 	    19872, "usec", 0 },
 	{ "schbench/lkml-2021-old-0000th-tabs-rps-line.txt", "rps", 0, 497.44,
@@ -191,38 +188,32 @@ static const struct expect {
 	    3 },
 	{ "schbench/lkp-new-format-m1-t128.txt", "request_p99", 0, 11376,
 	    "usec", 3 },
-	{ "schbench/lkp-new-format-m1-t128.txt", "request_p50", 1, 6040,
-	    "usec", 0 },
+	{ "schbench/lkp-new-format-m1-t128.txt", "request_p50", 1, 6040, "usec",
+	    0 },
 	{ "schbench/lkp-new-format-m1-t128.txt", "rps_p50", 0, 17376, "rps",
 	    3 },
-	{ "schbench/lkp-new-format-m1-t128.txt", "rps", 0, 17108.70, "rps",
-	    3 },
-	{ "schbench/lkp-new-format-m1-t128.txt", "rps", 2, 17007.27, "rps",
-	    0 },
+	{ "schbench/lkp-new-format-m1-t128.txt", "rps", 0, 17108.70, "rps", 3 },
+	{ "schbench/lkp-new-format-m1-t128.txt", "rps", 2, 17007.27, "rps", 0 },
 
-	{ "stream/daizhiyuan-abbreviated.txt", "copy", 0, 90014.1, "MB/s",
-	    1 },
-	{ "stream/daizhiyuan-abbreviated.txt", "scale", 0, 91318.6, "MB/s",
-	    1 },
+	{ "stream/daizhiyuan-abbreviated.txt", "copy", 0, 90014.1, "MB/s", 1 },
+	{ "stream/daizhiyuan-abbreviated.txt", "scale", 0, 91318.6, "MB/s", 1 },
 	{ "stream/daizhiyuan-abbreviated.txt", "add", 0, 97299.2, "MB/s", 1 },
-	{ "stream/daizhiyuan-abbreviated.txt", "triad", 0, 98350.8, "MB/s",
-	    1 },
+	{ "stream/daizhiyuan-abbreviated.txt", "triad", 0, 98350.8, "MB/s", 1 },
 	{ "stream/lkp-stream-5.10-omp4.txt", "copy", 0, 25956.9, "MB/s", 10 },
-	{ "stream/lkp-stream-5.10-omp4.txt", "triad", 0, 28701.1, "MB/s",
-	    10 },
+	{ "stream/lkp-stream-5.10-omp4.txt", "triad", 0, 28701.1, "MB/s", 10 },
 	{ "stream/lkp-stream-5.10-omp4.txt", "copy", 9, 31496.2, "MB/s", 0 },
 	{ "stream/revyos-lpi4a-8threads.txt", "copy", 0, 8239.8, "MB/s", 1 },
 	{ "stream/revyos-lpi4a-8threads.txt", "triad", 0, 6125.3, "MB/s", 1 },
 
-	{ "stress-ng/local-cpu2-3s-metrics-brief.txt", "cpu_bogo_ops", 0,
-	    4625, "bogo ops", 1 },
-	{ "stress-ng/local-cpu2-3s-metrics-brief.txt", "cpu_bogo_ops_per_s",
-	    0, 1539.94, "bogo ops/s", 1 },
-	{ "stress-ng/local-cpu2-3s-metrics-brief.txt",
-	    "cpu_bogo_ops_per_cpu_s", 0, 1608.15, "bogo ops/s", 1 },
+	{ "stress-ng/local-cpu2-3s-metrics-brief.txt", "cpu_bogo_ops", 0, 4625,
+	    "bogo ops", 1 },
+	{ "stress-ng/local-cpu2-3s-metrics-brief.txt", "cpu_bogo_ops_per_s", 0,
+	    1539.94, "bogo ops/s", 1 },
+	{ "stress-ng/local-cpu2-3s-metrics-brief.txt", "cpu_bogo_ops_per_cpu_s",
+	    0, 1608.15, "bogo ops/s", 1 },
 
-	{ "sysbench/local-cpu-2threads-3s.txt", "events_per_second", 0,
-	    4055.05, "events/s", 1 },
+	{ "sysbench/local-cpu-2threads-3s.txt", "events_per_second", 0, 4055.05,
+	    "events/s", 1 },
 	{ "sysbench/local-cpu-2threads-3s.txt", "latency_p95", 0, 0.77, "ms",
 	    1 },
 	{ "sysbench/local-cpu-2threads-3s.txt", "latency_max", 0, 68.39, "ms",
@@ -236,25 +227,22 @@ static const struct expect {
 	{ "sysbench/sbc-orangepi-zero2-cpu-4threads.txt", "latency_avg", 0,
 	    1.42, "ms", 1 },
 
-	{ "tbench/lkp-tbench-128clients.txt", "throughput", 0, 23775.4,
-	    "MB/s", 2 },
+	{ "tbench/lkp-tbench-128clients.txt", "throughput", 0, 23775.4, "MB/s",
+	    2 },
 	{ "tbench/lkp-tbench-128clients.txt", "throughput", 1, 20853, "MB/s",
 	    0 },
 	{ "tbench/lkp-tbench-128clients.txt", "max_latency", 0, 8.632, "ms",
 	    2 },
 	{ "tbench/lkp-tbench-32clients.txt", "throughput", 0, 3789.19, "MB/s",
 	    1 },
-	{ "tbench/lkp-tbench-32clients.txt", "max_latency", 0, 0.470, "ms",
-	    1 },
-	{ "tbench/local-2clients-5s.txt", "throughput", 0, 612.208, "MB/s",
-	    1 },
+	{ "tbench/lkp-tbench-32clients.txt", "max_latency", 0, 0.470, "ms", 1 },
+	{ "tbench/local-2clients-5s.txt", "throughput", 0, 612.208, "MB/s", 1 },
 	{ "tbench/local-2clients-5s.txt", "max_latency", 0, 4.188, "ms", 1 },
-	{ "tbench/local-4clients-6s.txt", "throughput", 0, 552.675, "MB/s",
-	    1 },
+	{ "tbench/local-4clients-6s.txt", "throughput", 0, 552.675, "MB/s", 1 },
 	{ "tbench/local-4clients-6s.txt", "max_latency", 0, 14.697, "ms", 1 },
 
-	{ "unixbench/lkp-3d-graphics-index.txt", "3d_graphics_gears", 0,
-	    3207.0, "fps", 1 },
+	{ "unixbench/lkp-3d-graphics-index.txt", "3d_graphics_gears", 0, 3207.0,
+	    "fps", 1 },
 	{ "unixbench/lkp-3d-graphics-index.txt", "3d_graphics_gears_index", 0,
 	    960.2, "index", 1 },
 	{ "unixbench/lkp-3d-graphics-index.txt",
@@ -277,12 +265,12 @@ static const struct expect {
 	    "dhrystone_2_using_register_variables", 0, 5524229.7, "lps", 1 },
 	{ "unixbench/sbc-orangepi-zero-4cpu-2runs.txt",
 	    "execl_throughput_index_x4", 0, 327.0, "index", 1 },
-	{ "unixbench/sbc-rpi-model-b-1cpu.txt",
-	    "system_benchmarks_index_score", 0, 60.5, "index", 1 },
-	{ "unixbench/sbc-rpi-model-b-1cpu.txt", "system_call_overhead_index",
-	    0, 170.4, "index", 1 },
-	{ "unixbench/sbc-rpi-model-b-1cpu.txt", "shell_scripts_8_concurrent",
-	    0, 42.0, "lpm", 1 },
+	{ "unixbench/sbc-rpi-model-b-1cpu.txt", "system_benchmarks_index_score",
+	    0, 60.5, "index", 1 },
+	{ "unixbench/sbc-rpi-model-b-1cpu.txt", "system_call_overhead_index", 0,
+	    170.4, "index", 1 },
+	{ "unixbench/sbc-rpi-model-b-1cpu.txt", "shell_scripts_8_concurrent", 0,
+	    42.0, "lpm", 1 },
 	{ "unixbench/sbc-rpi-zero2-with-banner.txt",
 	    "system_benchmarks_index_score", 0, 221.0, "index", 1 },
 	{ "unixbench/sbc-rpi-zero2-with-banner.txt",
@@ -292,16 +280,16 @@ static const struct expect {
 
 	{ "ycsb/arm-mongodb-nolse-workload-rmw-scan.txt", "throughput", 0,
 	    6662.1275371047195, "ops/s", 1 },
-	{ "ycsb/arm-mongodb-nolse-workload-rmw-scan.txt", "runtime", 0,
-	    750511, "ms", 1 },
+	{ "ycsb/arm-mongodb-nolse-workload-rmw-scan.txt", "runtime", 0, 750511,
+	    "ms", 1 },
 	{ "ycsb/arm-mongodb-nolse-workload-rmw-scan.txt",
 	    "read_modify_write_latency_p99", 0, 32271, "us", 1 },
-	{ "ycsb/arm-mongodb-nolse-workload-rmw-scan.txt", "scan_latency_avg",
-	    0, 22936.992162975963, "us", 1 },
+	{ "ycsb/arm-mongodb-nolse-workload-rmw-scan.txt", "scan_latency_avg", 0,
+	    22936.992162975963, "us", 1 },
 	{ "ycsb/go-redis-ycsb-0.17.0-workloada-full.txt", "throughput", 0,
 	    4255.31914893617, "ops/s", 1 },
-	{ "ycsb/go-redis-ycsb-0.17.0-workloada-full.txt", "read_latency_p95",
-	    0, 173, "us", 1 },
+	{ "ycsb/go-redis-ycsb-0.17.0-workloada-full.txt", "read_latency_p95", 0,
+	    173, "us", 1 },
 	{ "ycsb/go-redis-ycsb-0.17.0-workloada-full.txt", "update_operations",
 	    0, 521, "ops", 1 },
 };
@@ -332,11 +320,11 @@ check_expect(const struct expect *e, const struct parse_result *res)
 
 /* Cuts buf at len: an error, or what parsed is a prefix of full. */
 static void
-check_cut(const char *file, const char *parser, const char *buf,
-    size_t len, const struct parse_result *full)
+check_cut(const char *file, const char *parser, const char *buf, size_t len,
+    const struct parse_result *full)
 {
 	struct parse_result part;
-	char *cause = NULL;
+	char		   *cause = NULL;
 
 	if (parse_output(parser, NULL, buf, len, &part, &cause) < 0) {
 		assert_non_null(cause);
@@ -347,7 +335,8 @@ check_cut(const char *file, const char *parser, const char *buf,
 	}
 	if (!ptest_is_prefix(&part, full))
 		fail_msg("%s cut at %zu bytes: %zu metrics not a prefix of "
-		    "the full result", file, len, part.n);
+			 "the full result",
+		    file, len, part.n);
 	parse_result_clear(&part);
 }
 
@@ -356,8 +345,8 @@ static size_t
 check_file(const char *rel, const char *parser)
 {
 	struct parse_result res;
-	char *path, *buf, *cause = NULL;
-	size_t len, i, n = 0;
+	char		   *path, *buf, *cause = NULL;
+	size_t		    len, i, n = 0;
 
 	path = xasprintf("%s/%s", outputs_dir, rel);
 	if ((buf = ptest_read_file(path, &len)) == NULL)
@@ -391,8 +380,8 @@ static void
 check_tool(const char *dir, const char *parser)
 {
 	struct dirent **names;
-	char *path, *rel;
-	int n, i;
+	char	       *path, *rel;
+	int		n, i;
 
 	path = xasprintf("%s/%s", outputs_dir, dir);
 	n = scandir(path, &names, visible, alphasort);
@@ -423,14 +412,14 @@ static void
 test_every_folder_known(void **state)
 {
 	struct dirent **names;
-	size_t k;
-	int n, i;
+	size_t		k;
+	int		n, i;
 
 	n = scandir(outputs_dir, &names, visible, alphasort);
 	assert_true(n > 0);
 	for (i = 0; i < n; i++) {
 		for (k = 0; k < sizeof tool_parsers / sizeof tool_parsers[0];
-		    k++) {
+		     k++) {
 			if (strcmp(tool_parsers[k].dir, names[i]->d_name) == 0)
 				break;
 		}
@@ -446,25 +435,25 @@ test_every_folder_known(void **state)
 int
 main(void)
 {
-	static size_t idx[sizeof tool_parsers / sizeof tool_parsers[0]];
+	static size_t	  idx[sizeof tool_parsers / sizeof tool_parsers[0]];
 	struct CMUnitTest tests[1 + sizeof idx / sizeof idx[0]];
-	const char *shared = getenv("HILAB_SHARED");
-	DIR *d;
-	size_t i;
+	const char	 *shared = getenv("HILAB_SHARED");
+	DIR		 *d;
+	size_t		  i;
 
 	if (shared == NULL)
 		return (SKIP_MISSING_EXIT("HILAB_SHARED is not set"));
 	outputs_dir = xasprintf("%s/bench-outputs", shared);
 	if ((d = opendir(outputs_dir)) == NULL)
 		return (SKIP_MISSING_EXIT("%s is absent: no real captures "
-		    "to parse", outputs_dir));
+					  "to parse",
+		    outputs_dir));
 	closedir(d);
-	tests[0] = (struct CMUnitTest)cmocka_unit_test(
-	    test_every_folder_known);
+	tests[0] = (struct CMUnitTest)cmocka_unit_test(test_every_folder_known);
 	for (i = 0; i < sizeof idx / sizeof idx[0]; i++) {
 		idx[i] = i;
 		tests[i + 1] = (struct CMUnitTest){ tool_parsers[i].dir,
-		    test_captures, NULL, NULL, &idx[i] };
+			test_captures, NULL, NULL, &idx[i] };
 	}
 	return (cmocka_run_group_tests(tests, NULL, NULL));
 }

@@ -23,7 +23,7 @@ static char *
 capture(const char *rel, size_t *len)
 {
 	const char *shared = getenv("HILAB_SHARED");
-	char *path, *buf;
+	char	   *path, *buf;
 
 	if (shared == NULL)
 		skip_missing("HILAB_SHARED is not set");
@@ -31,8 +31,8 @@ capture(const char *rel, size_t *len)
 	buf = ptest_read_file(path, len);
 	if (buf == NULL) {
 		free(path);
-		skip_missing("a capture is absent: %s/bench-outputs/%s",
-		    shared, rel);
+		skip_missing("a capture is absent: %s/bench-outputs/%s", shared,
+		    rel);
 	}
 	free(path);
 	return (buf);
@@ -40,11 +40,11 @@ capture(const char *rel, size_t *len)
 
 /* Parses and expects an error equal to want. */
 static void
-expect_error(const char *parser, const char *args, const char *buf,
-    size_t len, const char *want)
+expect_error(const char *parser, const char *args, const char *buf, size_t len,
+    const char *want)
 {
 	struct parse_result res = { NULL, 0 };
-	char *cause = NULL;
+	char		   *cause = NULL;
 
 	assert_int_equal(parse_output(parser, args, buf, len, &res, &cause),
 	    -1);
@@ -61,7 +61,7 @@ static void
 test_empty(void **state)
 {
 	const struct parse_parser *pp;
-	char *want;
+	char			  *want;
 
 	for (pp = parse_parsers; pp->name != NULL; pp++) {
 		if (strcmp(pp->name, "regex") == 0 ||
@@ -84,9 +84,9 @@ static void
 test_binary_noise(void **state)
 {
 	const struct parse_parser *pp;
-	unsigned char buf[8192];
-	uint32_t x = 0x2545f491;
-	size_t i, round;
+	unsigned char		   buf[8192];
+	uint32_t		   x = 0x2545f491;
+	size_t			   i, round;
 
 	for (round = 0; round < 16; round++) {
 		for (i = 0; i < sizeof buf; i++) {
@@ -94,9 +94,11 @@ test_binary_noise(void **state)
 			buf[i] = (unsigned char)(x >> 24);
 		}
 		for (pp = parse_parsers; pp->name != NULL; pp++)
-			expect_error(pp->name, strcmp(pp->name, "regex") == 0 ?
-			    "t=^Time: ([0-9.]+)$" : NULL, (char *)buf,
-			    sizeof buf, NULL);
+			expect_error(pp->name,
+			    strcmp(pp->name, "regex") == 0
+				? "t=^Time: ([0-9.]+)$"
+				: NULL,
+			    (char *)buf, sizeof buf, NULL);
 	}
 }
 
@@ -104,7 +106,8 @@ test_binary_noise(void **state)
 static void
 test_cause_quote(void **state)
 {
-	const char *noise = "\x01\x02 \"ab\" 0123456789012345678901234567890123"
+	const char *noise =
+	    "\x01\x02 \"ab\" 0123456789012345678901234567890123"
 	    "4567890123456789012345678901234567890123456789\nTime: 1\n";
 
 	expect_error("stream", NULL, noise, strlen(noise),
@@ -119,7 +122,7 @@ test_cause_quote(void **state)
 static void
 test_time_without_number(void **state)
 {
-	char *buf, *t, *bad;
+	char  *buf, *t, *bad;
 	size_t len;
 
 	buf = capture("hackbench/local-default.txt", &len);
@@ -146,14 +149,16 @@ static void
 test_regex(void **state)
 {
 	struct parse_result res, ref;
-	char *buf, *cause = NULL;
-	size_t len;
+	char		   *buf, *cause = NULL;
+	size_t		    len;
 
 	buf = capture("hackbench/lkp-process-pipe-g256.txt", &len);
-	assert_int_equal(parse_output("regex", "time[s]=^Time: ([0-9.]+)$",
-	    buf, len, &res, &cause), 8);
+	assert_int_equal(parse_output("regex", "time[s]=^Time: ([0-9.]+)$", buf,
+			     len, &res, &cause),
+	    8);
 	assert_int_equal(parse_output("hackbench", NULL, buf, len, &ref,
-	    &cause), 8);
+			     &cause),
+	    8);
 	assert_true(ptest_is_prefix(&res, &ref));
 	parse_result_clear(&res);
 	parse_result_clear(&ref);
@@ -170,9 +175,12 @@ test_regex(void **state)
 	    "parser \"regex\": no name=REGEX given");
 	free(buf);
 	buf = capture("tbench/local-2clients-5s.txt", &len);
-	assert_int_equal(parse_output("regex", "tp[MB/s]=^Throughput "
-	    "([0-9.]+) MB/sec\nlat[ms]=max_latency=([0-9.]+) ms", buf, len,
-	    &res, &cause), 2);
+	assert_int_equal(
+	    parse_output("regex",
+		"tp[MB/s]=^Throughput "
+		"([0-9.]+) MB/sec\nlat[ms]=max_latency=([0-9.]+) ms",
+		buf, len, &res, &cause),
+	    2);
 	assert_true(ptest_value(&res, "tp", 0) == 612.208);
 	assert_string_equal(res.v[0].unit, "MB/s");
 	assert_true(ptest_value(&res, "lat", 0) == 4.188);
@@ -185,12 +193,11 @@ static void
 test_keyvalue(void **state)
 {
 	struct parse_result res;
-	char *buf, *cause = NULL;
-	size_t len;
+	char		   *buf, *cause = NULL;
+	size_t		    len;
 
 	buf = capture("sysbench/local-cpu-2threads-3s.txt", &len);
-	assert_true(parse_output("keyvalue", NULL, buf, len, &res,
-	    &cause) > 0);
+	assert_true(parse_output("keyvalue", NULL, buf, len, &res, &cause) > 0);
 	assert_true(ptest_value(&res, "events_per_second", 0) == 4055.05);
 	assert_true(ptest_value(&res, "Number_of_threads", 0) == 2);
 	assert_true(ptest_value(&res, "Prime_numbers_limit", 0) == 10000);
@@ -208,8 +215,8 @@ static void
 test_json(void **state)
 {
 	struct parse_result res;
-	char *buf, *cause = NULL, *nl;
-	size_t len;
+	char		   *buf, *cause = NULL, *nl;
+	size_t		    len;
 
 	buf = capture("llama-batched-bench/readme-sample-jsonl.txt", &len);
 	assert_non_null(nl = strchr(buf, '\n'));
@@ -220,7 +227,8 @@ test_json(void **state)
 	assert_true(ptest_value(&res, "pp", 0) == 128);
 	parse_result_clear(&res);
 	assert_int_equal(parse_output("json", "speed_tg, t", buf, len, &res,
-	    &cause), 2);
+			     &cause),
+	    2);
 	assert_string_equal(res.v[0].name, "speed_tg");
 	assert_true(res.v[0].value == 36.532974);
 	assert_true(res.v[1].value == 3.737494);

@@ -20,7 +20,7 @@
 #include "tests/lib/skip.h"
 
 /* tbench_srv and tbench in a private network namespace when possible. */
-#define TBENCH_SCRIPT \
+#define TBENCH_SCRIPT                                                   \
 	"tbench_srv & s=$!; sleep 0.5; tbench -t 3 2 127.0.0.1; r=$?; " \
 	"kill $s; exit $r"
 
@@ -28,7 +28,7 @@
 static char *
 run_and_parse(const char *cmd, const char *parser, struct parse_result *res)
 {
-	char *out, *cause = NULL;
+	char  *out, *cause = NULL;
 	size_t len;
 
 	out = ptest_run(cmd, &len);
@@ -44,7 +44,7 @@ static double
 scan_after(const char *out, const char *label, size_t occurrence)
 {
 	const char *p = out;
-	double v;
+	double	    v;
 
 	for (;;) {
 		if ((p = strstr(p, label)) == NULL)
@@ -62,11 +62,11 @@ scan_after(const char *out, const char *label, size_t occurrence)
 static void
 test_hackbench(void **state)
 {
-	static const char *cmds[] = { "hackbench -g 2 -l 50",
-	    "hackbench -T -g 2 -l 50", "hackbench -p -g 2 -l 50" };
+	static const char  *cmds[] = { "hackbench -g 2 -l 50",
+		 "hackbench -T -g 2 -l 50", "hackbench -p -g 2 -l 50" };
 	struct parse_result res;
-	char *out;
-	size_t i;
+	char		   *out;
+	size_t		    i;
 
 	for (i = 0; i < 3; i++) {
 		out = run_and_parse(cmds[i], "hackbench", &res);
@@ -85,12 +85,12 @@ static void
 test_tbench(void **state)
 {
 	struct parse_result res;
-	char *out;
-	const char *cmd;
+	char		   *out;
+	const char	   *cmd;
 
 	if (system("unshare -n true >/dev/null 2>&1") == 0)
-		cmd = "unshare -n sh -c 'ip link set lo up && { "
-		    TBENCH_SCRIPT "; }'";
+		cmd = "unshare -n sh -c 'ip link set lo up && { " TBENCH_SCRIPT
+		      "; }'";
 	else
 		cmd = TBENCH_SCRIPT;
 	out = run_and_parse(cmd, "tbench", &res);
@@ -109,14 +109,14 @@ static void
 test_sysbench(void **state)
 {
 	struct parse_result res;
-	char *out;
+	char		   *out;
 
 	out = run_and_parse("sysbench cpu --time=1 run", "sysbench", &res);
 	assert_true(ptest_value(&res, "events_per_second", 0) ==
 	    scan_after(out, "events per second:", 0));
 	assert_true(ptest_value(&res, "events_per_second", 0) > 0);
-	assert_true(ptest_value(&res, "latency_avg", 0) ==
-	    scan_after(out, "avg:", 0));
+	assert_true(
+	    ptest_value(&res, "latency_avg", 0) == scan_after(out, "avg:", 0));
 	assert_true(ptest_value(&res, "latency_p95", 0) ==
 	    scan_after(out, "95th percentile:", 0));
 	assert_true(ptest_value(&res, "events", 0) ==
@@ -130,20 +130,20 @@ static void
 test_stressng(void **state)
 {
 	struct parse_result res;
-	char *out, *row;
-	double ops, real, usr, sys, rate, cpurate;
+	char		   *out, *row;
+	double		    ops, real, usr, sys, rate, cpurate;
 
 	out = run_and_parse("stress-ng --cpu 1 -t 1 --metrics-brief",
 	    "stress-ng", &res);
 	if ((row = strstr(out, "] cpu ")) == NULL)
 		fail_msg("no cpu row in:\n%s", out);
-	assert_int_equal(sscanf(row + 6, "%lf %lf %lf %lf %lf %lf", &ops,
-	    &real, &usr, &sys, &rate, &cpurate), 6);
+	assert_int_equal(sscanf(row + 6, "%lf %lf %lf %lf %lf %lf", &ops, &real,
+			     &usr, &sys, &rate, &cpurate),
+	    6);
 	assert_int_equal(res.n, 3);
 	assert_true(ptest_value(&res, "cpu_bogo_ops", 0) == ops);
 	assert_true(ptest_value(&res, "cpu_bogo_ops_per_s", 0) == rate);
-	assert_true(ptest_value(&res, "cpu_bogo_ops_per_cpu_s", 0) ==
-	    cpurate);
+	assert_true(ptest_value(&res, "cpu_bogo_ops_per_cpu_s", 0) == cpurate);
 	assert_true(rate > 0);
 	parse_result_clear(&res);
 	free(out);
@@ -153,8 +153,8 @@ int
 main(int argc, char **argv)
 {
 	static const struct {
-		const char	*tool;
-		const char	*binary;
+		const char	 *tool;
+		const char	 *binary;
 		struct CMUnitTest test;
 	} tools[] = {
 		{ "hackbench", "hackbench", cmocka_unit_test(test_hackbench) },
@@ -162,28 +162,32 @@ main(int argc, char **argv)
 		{ "sysbench", "sysbench", cmocka_unit_test(test_sysbench) },
 		{ "stress-ng", "stress-ng", cmocka_unit_test(test_stressng) },
 	};
-	char *probe;
+	char  *probe;
 	size_t i;
-	int rc;
+	int    rc;
 
 	for (i = 0; argc == 2 && i < sizeof tools / sizeof tools[0]; i++) {
 		if (strcmp(argv[1], tools[i].tool) == 0)
 			break;
 	}
 	if (argc != 2 || i == sizeof tools / sizeof tools[0]) {
-		fprintf(stderr, "usage: test-parse-tools hackbench|tbench|"
+		fprintf(stderr,
+		    "usage: test-parse-tools hackbench|tbench|"
 		    "sysbench|stress-ng\n");
 		return (2);
 	}
 	probe = xasprintf("command -v %s >/dev/null && command -v %s "
-	    ">/dev/null", tools[i].binary, i == 1 ? "tbench" :
-	    tools[i].binary);
+			  ">/dev/null",
+	    tools[i].binary, i == 1 ? "tbench" : tools[i].binary);
 	rc = system(probe);
 	free(probe);
 	if (rc != 0)
 		return (SKIP_MISSING_EXIT("%s is not installed (Debian package "
-		    "%s)", tools[i].tool, i == 0 ? "rt-tests" : i == 1 ?
-		    "dbench" : tools[i].tool));
-	return (_cmocka_run_group_tests(tools[i].tool, &tools[i].test, 1,
-	    NULL, NULL));
+					  "%s)",
+		    tools[i].tool,
+		    i == 0	 ? "rt-tests"
+			: i == 1 ? "dbench"
+				 : tools[i].tool));
+	return (_cmocka_run_group_tests(tools[i].tool, &tools[i].test, 1, NULL,
+	    NULL));
 }

@@ -32,36 +32,36 @@
 
 #include <cmocka.h>
 
-#include "common/proto.h"
-#include "common/xmalloc.h"
 #include "benchmarks/catalog.h"
 #include "benchmarks/parse.h"
+#include "common/proto.h"
+#include "common/xmalloc.h"
 #include "tests/lib/skip.h"
 
-#define SYS_CPU		"/sys/devices/system/cpu"
-#define PREFIX		"hilab-probe-"
+#define SYS_CPU "/sys/devices/system/cpu"
+#define PREFIX	"hilab-probe-"
 
-static const char	*agent_path;
-static char		*cg_root;	/* the cgroup2 mount, or NULL */
+static const char *agent_path;
+static char	  *cg_root; /* the cgroup2 mount, or NULL */
 
 /* One probe process and the files its stdout and stderr go to. */
 struct prun {
-	pid_t	 pid;
-	char	 out[32];
-	char	 err[32];
-	char	*stdout_text;
-	char	*stderr_text;
-	int	 code;		/* exit code, -signal if killed */
+	pid_t pid;
+	char  out[32];
+	char  err[32];
+	char *stdout_text;
+	char *stderr_text;
+	int   code; /* exit code, -signal if killed */
 };
 
 /* Reads a whole file, trailing newline kept; NULL if unreadable. */
 static char *
 slurp(const char *path)
 {
-	char	*buf = xmalloc(1);
-	size_t	 len = 0;
-	ssize_t	 n;
-	int	 fd;
+	char   *buf = xmalloc(1);
+	size_t	len = 0;
+	ssize_t n;
+	int	fd;
 
 	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1) {
 		free(buf);
@@ -81,7 +81,7 @@ slurp(const char *path)
 static char *
 read_line(const char *path)
 {
-	char	*s = slurp(path);
+	char *s = slurp(path);
 
 	if (s != NULL)
 		s[strcspn(s, "\n")] = '\0';
@@ -92,8 +92,8 @@ read_line(const char *path)
 static void
 prun_start(struct prun *r, const char *const *args)
 {
-	const char	*argv[32] = { "hilab-agent", "probe" };
-	int		 i, fo, fe;
+	const char *argv[32] = { "hilab-agent", "probe" };
+	int	    i, fo, fe;
 
 	memset(r, 0, sizeof *r);
 	for (i = 0; args[i] != NULL && i < 29; i++)
@@ -105,7 +105,7 @@ prun_start(struct prun *r, const char *const *args)
 	r->pid = fork();
 	assert_true(r->pid != -1);
 	if (r->pid == 0) {
-		setpgid(0, 0);	/* killed as a group, like the runner does */
+		setpgid(0, 0); /* killed as a group, like the runner does */
 		dup2(fo, 1);
 		dup2(fe, 2);
 		execv(agent_path, (char *const *)argv);
@@ -119,11 +119,10 @@ prun_start(struct prun *r, const char *const *args)
 static void
 prun_wait(struct prun *r)
 {
-	int	status;
+	int status;
 
 	assert_int_equal(waitpid(r->pid, &status, 0), r->pid);
-	r->code = WIFSIGNALED(status) ? -WTERMSIG(status) :
-	    WEXITSTATUS(status);
+	r->code = WIFSIGNALED(status) ? -WTERMSIG(status) : WEXITSTATUS(status);
 	r->stdout_text = slurp(r->out);
 	r->stderr_text = slurp(r->err);
 	assert_non_null(r->stdout_text);
@@ -161,9 +160,9 @@ expect_error(const struct prun *r, const char *want)
 static char *
 cgroup2_mount(void)
 {
-	struct mntent	*e;
-	char		*dir = NULL;
-	FILE		*f;
+	struct mntent *e;
+	char	      *dir = NULL;
+	FILE	      *f;
 
 	if ((f = setmntent("/proc/self/mounts", "r")) == NULL)
 		return NULL;
@@ -179,8 +178,8 @@ cgroup2_mount(void)
 static int
 has_word(const char *list, const char *word)
 {
-	const char	*p = list;
-	size_t		 len = strlen(word);
+	const char *p = list;
+	size_t	    len = strlen(word);
 
 	while (p != NULL && (p = strstr(p, word)) != NULL) {
 		if ((p == list || p[-1] == ' ') &&
@@ -195,7 +194,7 @@ has_word(const char *list, const char *word)
 static char *
 root_controllers(void)
 {
-	char	*path, *s;
+	char *path, *s;
 
 	if (cg_root == NULL)
 		return xstrdup("");
@@ -209,9 +208,9 @@ root_controllers(void)
 static int
 leftovers(void)
 {
-	struct dirent	*d;
-	DIR		*dp;
-	int		 n = 0;
+	struct dirent *d;
+	DIR	      *dp;
+	int	       n = 0;
 
 	if (cg_root == NULL || (dp = opendir(cg_root)) == NULL)
 		return 0;
@@ -225,9 +224,9 @@ leftovers(void)
 static int
 online_cpus(int *last)
 {
-	char	*s = read_line(SYS_CPU "/online"), *p;
-	long	 lo, hi;
-	int	 n = 0;
+	char *s = read_line(SYS_CPU "/online"), *p;
+	long  lo, hi;
+	int   n = 0;
 
 	assert_non_null(s);
 	for (p = s, *last = 0; *p != '\0'; p += *p == ',') {
@@ -247,7 +246,7 @@ test_list(void **state)
 {
 	static const char *const list[] = { "list", NULL };
 	static const char *const bad[] = { "no-such-probe", NULL };
-	struct prun	r;
+	struct prun		 r;
 
 	(void)state;
 	prun(&r, list);
@@ -263,14 +262,14 @@ test_list(void **state)
 static void
 test_refusals(void **state)
 {
-	char		 nosuch[32], *possible;
-	const char	*cpu0[] = { "cpuset-hotplug", "--cgroups", "10",
+	char	    nosuch[32], *possible;
+	const char *cpu0[] = { "cpuset-hotplug", "--cgroups", "10",
 		"--switches", "2", "--hotplug", "0", "--cpu", "0", NULL };
-	const char	*none[] = { "cpuset-hotplug", "--hotplug", "0",
-		"--cpu", nosuch, NULL };
-	const char	*num[] = { "cpuset-hotplug", "--cgroups", "x", NULL };
-	const char	*root[] = { "cpuset-hotplug", "--root", "/tmp", NULL };
-	struct prun	 r;
+	const char *none[] = { "cpuset-hotplug", "--hotplug", "0", "--cpu",
+		nosuch, NULL };
+	const char *num[] = { "cpuset-hotplug", "--cgroups", "x", NULL };
+	const char *root[] = { "cpuset-hotplug", "--root", "/tmp", NULL };
+	struct prun r;
 
 	(void)state;
 	possible = read_line(SYS_CPU "/possible");
@@ -298,12 +297,12 @@ test_refusals(void **state)
 static void
 test_missing(void **state)
 {
-	const char	*args[] = { "cpuset-hotplug", "--switches", "2",
-		"--hotplug", "0", "--cpu", "last", NULL };
-	char		*have = root_controllers(), want[64];
-	const char	*c[] = { "cpu", "cpuset" };
-	struct prun	 r;
-	int		 last, i;
+	const char *args[] = { "cpuset-hotplug", "--switches", "2", "--hotplug",
+		"0", "--cpu", "last", NULL };
+	char	   *have = root_controllers(), want[64];
+	const char *c[] = { "cpu", "cpuset" };
+	struct prun r;
+	int	    last, i;
 
 	(void)state;
 	if (online_cpus(&last) < 2 ||
@@ -329,17 +328,17 @@ test_missing(void **state)
 static void
 test_catalog(void **state)
 {
-	static const char *const names[] = { "partition_switch_ms",
-	    "cpu_offline_ms", "cpu_online_ms" };
-	static const char *const want[] = { "hilab-agent", "probe",
-	    "cpuset-hotplug", "--cgroups", "4000", "--switches", "20",
-	    "--hotplug", "16", "--cpu", "31", NULL };
-	const struct catalog_setting set[] = { { "cgroups", "4000" },
-	    { "switches", "20" }, { "hotplug", "16" }, { "cpu", "31" } };
+	static const char *const	names[] = { "partition_switch_ms",
+		       "cpu_offline_ms", "cpu_online_ms" };
+	static const char *const	want[] = { "hilab-agent", "probe",
+		       "cpuset-hotplug", "--cgroups", "4000", "--switches", "20",
+		       "--hotplug", "16", "--cpu", "31", NULL };
+	const struct catalog_setting	set[] = { { "cgroups", "4000" },
+		   { "switches", "20" }, { "hotplug", "16" }, { "cpu", "31" } };
 	const struct catalog_benchmark *b;
-	struct catalog	*cat;
-	char		*dir, *cause = NULL, **argv;
-	size_t		 i;
+	struct catalog		       *cat;
+	char			       *dir, *cause = NULL, **argv;
+	size_t				i;
 
 	(void)state;
 	dir = xasprintf("%s/benchmarks", getenv("HILAB_SRCDIR"));
@@ -378,9 +377,9 @@ send_frame(int fd, struct proto_buf *b)
 static void
 recv_msg(int fd, int type, struct proto_msg *m, unsigned char **payload)
 {
-	struct pollfd	pfd = { fd, POLLIN, 0 };
-	char		err[256];
-	size_t		len;
+	struct pollfd pfd = { fd, POLLIN, 0 };
+	char	      err[256];
+	size_t	      len;
 
 	assert_int_equal(poll(&pfd, 1, 30000), 1);
 	if (proto_read_frame(fd, payload, &len, err, sizeof err) != 0 ||
@@ -395,8 +394,8 @@ recv_msg(int fd, int type, struct proto_msg *m, unsigned char **payload)
 static pid_t
 serve_start(const char *dir, int *to, int *from)
 {
-	int	in[2], out[2];
-	pid_t	pid;
+	int   in[2], out[2];
+	pid_t pid;
 
 	assert_int_equal(pipe2(in, O_CLOEXEC), 0);
 	assert_int_equal(pipe2(out, O_CLOEXEC), 0);
@@ -419,10 +418,10 @@ serve_start(const char *dir, int *to, int *from)
 static char *
 serve_run_once(int to, int from, const char *const *argv, int64_t *status)
 {
-	struct proto_buf	 b;
-	struct proto_msg	 m;
-	unsigned char		*p;
-	char			*output;
+	struct proto_buf b;
+	struct proto_msg m;
+	unsigned char	*p;
+	char		*output;
 
 	proto_begin(&b, PROTO_RUN);
 	proto_add_str(&b, PROTO_T_RUN_ID, "hook");
@@ -450,7 +449,7 @@ serve_run_once(int to, int from, const char *const *argv, int64_t *status)
 static void
 serve_cleanup(const char *dir)
 {
-	char	*cmd = xasprintf("rm -rf '%s'", dir);
+	char *cmd = xasprintf("rm -rf '%s'", dir);
 
 	assert_int_equal(system(cmd), 0);
 	free(cmd);
@@ -464,7 +463,7 @@ static void
 test_runner_hook(void **state)
 {
 	static const char *const argv[] = { "hilab-agent", "probe", "list",
-	    NULL };
+		NULL };
 	struct proto_buf	 b;
 	struct proto_msg	 m;
 	unsigned char		*p;
@@ -498,7 +497,7 @@ test_runner_hook(void **state)
 static size_t
 samples(const struct parse_result *res, const char *metric, double *sum)
 {
-	size_t	i, n = 0;
+	size_t i, n = 0;
 
 	for (i = 0, *sum = 0; i < res->n; i++) {
 		if (strcmp(res->v[i].name, metric) != 0)
@@ -514,12 +513,12 @@ samples(const struct parse_result *res, const char *metric, double *sum)
 static void
 check_samples(const struct prun *r, size_t m, size_t k)
 {
-	struct parse_result	res = { NULL, 0 };
-	char			*cause = NULL;
-	double			 sw, off, on;
+	struct parse_result res = { NULL, 0 };
+	char		   *cause = NULL;
+	double		    sw, off, on;
 
 	if (parse_output("keyvalue", NULL, r->stdout_text,
-	    strlen(r->stdout_text), &res, &cause) == -1)
+		strlen(r->stdout_text), &res, &cause) == -1)
 		fail_msg("%s", cause);
 	assert_int_equal(samples(&res, "partition_switch_ms", &sw), m);
 	assert_int_equal(samples(&res, "cpu_offline_ms", &off), k);
@@ -539,11 +538,11 @@ check_samples(const struct prun *r, size_t m, size_t k)
 static void
 test_run(void **state)
 {
-	const char	*args[] = { "cpuset-hotplug", "--cgroups", "1000",
+	const char *args[] = { "cpuset-hotplug", "--cgroups", "1000",
 		"--switches", "6", "--hotplug", "0", "--cpu", "last", NULL };
-	char		*before, *after, *line;
-	struct prun	 r;
-	int		 last;
+	char	   *before, *after, *line;
+	struct prun r;
+	int	    last;
 
 	(void)state;
 	if (online_cpus(&last) > 2)
@@ -568,7 +567,7 @@ test_run(void **state)
 static int
 wait_for(int (*cond)(const void *), const void *arg)
 {
-	struct timespec	ts = { 0, 20 * 1000 * 1000 };
+	struct timespec ts = { 0, 20 * 1000 * 1000 };
 	int		i;
 
 	for (i = 0; i < 3000; i++) {
@@ -583,9 +582,9 @@ wait_for(int (*cond)(const void *), const void *arg)
 static int
 made_groups(const void *arg)
 {
-	const struct prun	*r = arg;
-	char			*path;
-	int			 ok;
+	const struct prun *r = arg;
+	char		  *path;
+	int		   ok;
 
 	path = xasprintf("%s/" PREFIX "%ld/g100", cg_root, (long)r->pid);
 	ok = access(path, F_OK) == 0;
@@ -597,9 +596,9 @@ made_groups(const void *arg)
 static int
 printed_twice(const void *arg)
 {
-	const char *const	*a = arg;
-	char			*out = slurp(a[0]), *p;
-	int			 ok;
+	const char *const *a = arg;
+	char		  *out = slurp(a[0]), *p;
+	int		   ok;
 
 	p = out != NULL ? strstr(out, a[1]) : NULL;
 	ok = p != NULL && strstr(p + 1, a[1]) != NULL;
@@ -611,8 +610,8 @@ printed_twice(const void *arg)
 static int
 all_back(const void *arg)
 {
-	char	*now = read_line(SYS_CPU "/online");
-	int	 ok;
+	char *now = read_line(SYS_CPU "/online");
+	int   ok;
 
 	ok = leftovers() == 0 && strcmp(now, arg) == 0;
 	free(now);
@@ -623,10 +622,10 @@ all_back(const void *arg)
 static void
 stop_creating(int sig)
 {
-	const char	*args[] = { "cpuset-hotplug", "--cgroups", "1000000",
+	const char *args[] = { "cpuset-hotplug", "--cgroups", "1000000",
 		"--switches", "2", "--hotplug", "0", NULL };
-	char		*cpus = read_line(SYS_CPU "/online");
-	struct prun	 r;
+	char	   *cpus = read_line(SYS_CPU "/online");
+	struct prun r;
 
 	prun_start(&r, args);
 	assert_true(wait_for(made_groups, &r));
@@ -662,11 +661,11 @@ test_kill_creating(void **state)
 static void
 stop_measuring(int sig, const char *metric, const char *hotplug)
 {
-	const char	*args[] = { "cpuset-hotplug", "--cgroups", "100",
+	const char *args[] = { "cpuset-hotplug", "--cgroups", "100",
 		"--switches", "1000000", "--hotplug", hotplug, NULL };
-	char		*cpus = read_line(SYS_CPU "/online");
-	const char	*arg[2];
-	struct prun	 r;
+	char	   *cpus = read_line(SYS_CPU "/online");
+	const char *arg[2];
+	struct prun r;
 
 	if (hotplug[0] != '0')
 		args[4] = "0";
@@ -698,7 +697,7 @@ test_term_switching(void **state)
 static void
 test_kill_measuring(void **state)
 {
-	int	last;
+	int last;
 
 	(void)state;
 	stop_measuring(SIGKILL, "partition_switch_ms=", "0");
@@ -710,7 +709,7 @@ test_kill_measuring(void **state)
 static char *
 make_probe_cgroup(pid_t pid, char **sub)
 {
-	char	*dir = xasprintf("%s/" PREFIX "%ld", cg_root, (long)pid);
+	char *dir = xasprintf("%s/" PREFIX "%ld", cg_root, (long)pid);
 
 	*sub = xasprintf("%s/g0", dir);
 	assert_int_equal(mkdir(dir, 0755), 0);
@@ -722,11 +721,11 @@ make_probe_cgroup(pid_t pid, char **sub)
 static void
 test_stale(void **state)
 {
-	const char	*args[] = { "cpuset-hotplug", "--cgroups", "3",
-		"--switches", "2", "--hotplug", "0", NULL };
-	char		*dead, *live, *dead_sub, *sub, *note;
-	struct prun	 r;
-	pid_t		 pid;
+	const char *args[] = { "cpuset-hotplug", "--cgroups", "3", "--switches",
+		"2", "--hotplug", "0", NULL };
+	char	   *dead, *live, *dead_sub, *sub, *note;
+	struct prun r;
+	pid_t	    pid;
 
 	(void)state;
 	if ((pid = fork()) == 0)
@@ -756,8 +755,8 @@ test_stale(void **state)
 static char *
 cgroup_unusable(void)
 {
-	char	*have, *why = NULL;
-	int	 last;
+	char *have, *why = NULL;
+	int   last;
 
 	if (geteuid() != 0)
 		return xstrdup("not root");
@@ -766,7 +765,8 @@ cgroup_unusable(void)
 	have = root_controllers();
 	if (!has_word(have, "cpu") || !has_word(have, "cpuset"))
 		why = xasprintf("cgroup2 \"%s\" offers \"%s\", not both cpu "
-		    "and cpuset", cg_root, have);
+				"and cpuset",
+		    cg_root, have);
 	else if (online_cpus(&last) < 2)
 		why = xstrdup("fewer than 2 online CPUs");
 	free(have);
@@ -791,8 +791,8 @@ main(int argc, char **argv)
 		cmocka_unit_test(test_kill_creating),
 		cmocka_unit_test(test_kill_measuring),
 	};
-	char	*why;
-	int	 rc;
+	char *why;
+	int   rc;
 
 	if (argc != 3) {
 		fprintf(stderr, "usage: test-probe AGENT basic|cgroup\n");

@@ -8,15 +8,15 @@
 #include "common/proto.h"
 #include "tests/unit/proto/proto_reencode.h"
 
-int	LLVMFuzzerTestOneInput(const unsigned char *, size_t);
+int LLVMFuzzerTestOneInput(const unsigned char *, size_t);
 
 /* One input: a payload without the length prefix. */
 int
 LLVMFuzzerTestOneInput(const unsigned char *data, size_t len)
 {
-	struct proto_msg	m;
-	struct proto_buf	b;
-	char			err[256];
+	struct proto_msg m;
+	struct proto_buf b;
+	char		 err[256];
 
 	if (proto_decode(data, len, &m, err, sizeof err) == -1)
 		return 0;

@@ -5,8 +5,8 @@
 void
 proto_reencode(const struct proto_msg *m, struct proto_buf *b)
 {
-	const struct proto_field	*f;
-	uint16_t			 i;
+	const struct proto_field *f;
+	uint16_t		  i;
 
 	proto_begin(b, m->type);
 	for (i = 0; i < m->nfields; i++) {

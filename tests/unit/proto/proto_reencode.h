@@ -4,6 +4,6 @@
 
 #include "common/proto.h"
 
-void	proto_reencode(const struct proto_msg *, struct proto_buf *);
+void proto_reencode(const struct proto_msg *, struct proto_buf *);
 
 #endif

@@ -20,28 +20,30 @@
 
 /* One field of a hand-written payload. */
 struct tfield {
-	unsigned	 tag;
-	unsigned	 kind;
-	uint64_t	 u;
-	const char	*s;	/* BYTES, or NULL */
-	int		 len;	/* -1: natural length */
+	unsigned    tag;
+	unsigned    kind;
+	uint64_t    u;
+	const char *s;	 /* BYTES, or NULL */
+	int	    len; /* -1: natural length */
 };
 
 /* Builds a payload byte by byte, with no checks, for invalid inputs. */
 static size_t
 raw_payload(unsigned char *p, unsigned type, const struct tfield *f, int n)
 {
-	size_t	off = 4;
-	int	i, j;
-	size_t	len;
+	size_t off = 4;
+	int    i, j;
+	size_t len;
 
 	p[0] = type >> 8;
 	p[1] = type;
 	p[2] = n >> 8;
 	p[3] = n;
 	for (i = 0; i < n; i++) {
-		len = f[i].len >= 0 ? (size_t)f[i].len : f[i].s ?
-		    strlen(f[i].s) : f[i].kind == PROTO_KIND_ABSENT ? 0 : 8;
+		len = f[i].len >= 0		     ? (size_t)f[i].len
+		    : f[i].s			     ? strlen(f[i].s)
+		    : f[i].kind == PROTO_KIND_ABSENT ? 0
+						     : 8;
 		p[off] = f[i].tag >> 8;
 		p[off + 1] = f[i].tag;
 		p[off + 2] = f[i].kind;
@@ -62,11 +64,11 @@ raw_payload(unsigned char *p, unsigned type, const struct tfield *f, int n)
 static int
 raw_decode(unsigned type, const struct tfield *f, int n)
 {
-	unsigned char		p[4096];
-	struct proto_msg	m;
-	char			err[256] = "";
-	size_t			len = raw_payload(p, type, f, n);
-	int			rc;
+	unsigned char	 p[4096];
+	struct proto_msg m;
+	char		 err[256] = "";
+	size_t		 len = raw_payload(p, type, f, n);
+	int		 rc;
 
 	rc = proto_decode(p, len, &m, err, sizeof err);
 	if (rc == -1)
@@ -75,17 +77,36 @@ raw_decode(unsigned type, const struct tfield *f, int n)
 	return rc;
 }
 
-#define U(tag, v)	{ PROTO_T_##tag, PROTO_KIND_U64, (v), NULL, -1 }
-#define I(tag, v)	{ PROTO_T_##tag, PROTO_KIND_I64, (v), NULL, -1 }
-#define S(tag, v)	{ PROTO_T_##tag, PROTO_KIND_BYTES, 0, (v), -1 }
-#define A(tag)		{ PROTO_T_##tag, PROTO_KIND_ABSENT, 0, NULL, -1 }
-#define N(a)		((int)(sizeof (a) / sizeof (a)[0]))
+#define U(tag, v)                                            \
+	{                                                    \
+		PROTO_T_##tag, PROTO_KIND_U64, (v), NULL, -1 \
+	}
+#define I(tag, v)                                            \
+	{                                                    \
+		PROTO_T_##tag, PROTO_KIND_I64, (v), NULL, -1 \
+	}
+#define S(tag, v)                                           \
+	{                                                   \
+		PROTO_T_##tag, PROTO_KIND_BYTES, 0, (v), -1 \
+	}
+#define A(tag)                                                \
+	{                                                     \
+		PROTO_T_##tag, PROTO_KIND_ABSENT, 0, NULL, -1 \
+	}
+#define N(a) ((int)(sizeof(a) / sizeof(a)[0]))
 
 /* A full RESULT, every field present. */
 static const struct tfield result_fields[] = {
-	S(RUN_ID, "r1"), U(SEQ, 2), U(WARMUP, 0), I(EXIT_STATUS, -9),
-	U(TIMED_OUT, 1), U(WALL_NS, 123456789), U(UTIME_US, 10),
-	U(STIME_US, 20), U(MAXRSS_KB, 3000), S(OUTPUT, "out\n"),
+	S(RUN_ID, "r1"),
+	U(SEQ, 2),
+	U(WARMUP, 0),
+	I(EXIT_STATUS, -9),
+	U(TIMED_OUT, 1),
+	U(WALL_NS, 123456789),
+	U(UTIME_US, 10),
+	U(STIME_US, 20),
+	U(MAXRSS_KB, 3000),
+	S(OUTPUT, "out\n"),
 	U(TRUNCATED, 0),
 };
 
@@ -172,18 +193,18 @@ sample_build(int type, struct proto_buf *b)
 static void
 test_round_trip(void **state)
 {
-	struct proto_buf	b, again;
-	struct proto_msg	m;
-	char			err[256];
-	int			type;
+	struct proto_buf b, again;
+	struct proto_msg m;
+	char		 err[256];
+	int		 type;
 
 	(void)state;
 	for (type = 1; type < PROTO_TYPE_MAX; type++) {
 		sample_build(type, &b);
 		assert_int_equal(b.len - PROTO_HDR_LEN,
 		    proto_frame_len(b.data));
-		if (proto_decode(b.data + PROTO_HDR_LEN,
-		    b.len - PROTO_HDR_LEN, &m, err, sizeof err) == -1)
+		if (proto_decode(b.data + PROTO_HDR_LEN, b.len - PROTO_HDR_LEN,
+			&m, err, sizeof err) == -1)
 			fail_msg("%s: %s", proto_type_name(type), err);
 		assert_int_equal(m.type, type);
 		assert_int_equal(m.nfields, b.nfields);
@@ -201,16 +222,17 @@ test_round_trip(void **state)
 static void
 test_getters(void **state)
 {
-	struct proto_buf	 b;
-	struct proto_msg	 m;
-	uint64_t		 u;
-	int64_t			 i;
-	char			*s, err[256];
+	struct proto_buf b;
+	struct proto_msg m;
+	uint64_t	 u;
+	int64_t		 i;
+	char		*s, err[256];
 
 	(void)state;
 	sample_build(PROTO_RESULT, &b);
 	assert_int_equal(proto_decode(b.data + 4, b.len - 4, &m, err,
-	    sizeof err), 0);
+			     sizeof err),
+	    0);
 	assert_int_equal(proto_get_u64(&m, PROTO_T_WALL_NS, &u), 0);
 	assert_true(u == UINT64_MAX);
 	assert_int_equal(proto_get_i64(&m, PROTO_T_EXIT_STATUS, &i), 0);
@@ -234,12 +256,12 @@ test_getters(void **state)
 static void
 test_truncated_and_trailing(void **state)
 {
-	struct proto_buf	 b;
-	struct proto_msg	 m;
-	unsigned char		*p;
-	size_t			 len, cut;
-	char			 err[256];
-	int			 type;
+	struct proto_buf b;
+	struct proto_msg m;
+	unsigned char	*p;
+	size_t		 len, cut;
+	char		 err[256];
+	int		 type;
 
 	(void)state;
 	for (type = 1; type < PROTO_TYPE_MAX; type++) {
@@ -278,7 +300,8 @@ test_oversized(void **state)
 	big = calloc(1, PROTO_MAX_PAYLOAD + 1);
 	big[1] = PROTO_BYE;
 	assert_int_equal(proto_decode(big, PROTO_MAX_PAYLOAD + 1, &m, err,
-	    sizeof err), -1);
+			     sizeof err),
+	    -1);
 	free(big);
 }
 
@@ -286,11 +309,11 @@ test_oversized(void **state)
 static void
 test_field_length(void **state)
 {
-	struct tfield		f[] = { S(MESSAGE, "abc") };
-	struct proto_msg	m;
-	unsigned char		p[64];
-	char			err[256];
-	size_t			len;
+	struct tfield	 f[] = { S(MESSAGE, "abc") };
+	struct proto_msg m;
+	unsigned char	 p[64];
+	char		 err[256];
+	size_t		 len;
 
 	(void)state;
 	len = raw_payload(p, PROTO_ERROR, f, 1);
@@ -310,19 +333,19 @@ test_field_length(void **state)
 static void
 test_garbage(void **state)
 {
-	struct tfield	ver[] = { U(VERSION, 1) };
-	struct tfield	badtag[] = { U(VERSION, 1),
-		{ PROTO_TAG_MAX, PROTO_KIND_U64, 1, NULL, -1 } };
-	struct tfield	tag0[] = { { 0, PROTO_KIND_U64, 1, NULL, -1 } };
-	struct tfield	kind9[] = { { PROTO_T_VERSION, 9, 1, NULL, 8 } };
-	struct tfield	short_int[] = { { PROTO_T_VERSION, PROTO_KIND_U64,
-		1, NULL, 4 } };
-	struct tfield	absent_data[] = { S(KEY, "k"),
-		{ PROTO_T_ABSENT, PROTO_KIND_ABSENT, 0, "x", -1 } };
-	unsigned char	p[64];
+	struct tfield	 ver[] = { U(VERSION, 1) };
+	struct tfield	 badtag[] = { U(VERSION, 1),
+		   { PROTO_TAG_MAX, PROTO_KIND_U64, 1, NULL, -1 } };
+	struct tfield	 tag0[] = { { 0, PROTO_KIND_U64, 1, NULL, -1 } };
+	struct tfield	 kind9[] = { { PROTO_T_VERSION, 9, 1, NULL, 8 } };
+	struct tfield	 short_int[] = { { PROTO_T_VERSION, PROTO_KIND_U64, 1,
+	       NULL, 4 } };
+	struct tfield	 absent_data[] = { S(KEY, "k"),
+		   { PROTO_T_ABSENT, PROTO_KIND_ABSENT, 0, "x", -1 } };
+	unsigned char	 p[64];
 	struct proto_msg m;
-	char		err[256];
-	size_t		len;
+	char		 err[256];
+	size_t		 len;
 
 	(void)state;
 	assert_int_equal(raw_decode(PROTO_HELLO, ver, 1), 0);
@@ -347,13 +370,13 @@ test_garbage(void **state)
 static void
 test_random_bytes(void **state)
 {
-	unsigned char		 p[256];
-	struct proto_msg	 m;
-	struct proto_buf	 b;
-	char			 err[256];
-	unsigned		 seed = 12345;
-	size_t			 len, i;
-	int			 round, accepted = 0;
+	unsigned char	 p[256];
+	struct proto_msg m;
+	struct proto_buf b;
+	char		 err[256];
+	unsigned	 seed = 12345;
+	size_t		 len, i;
+	int		 round, accepted = 0;
 
 	(void)state;
 	for (round = 0; round < 200000; round++) {
@@ -384,35 +407,35 @@ test_random_bytes(void **state)
 static void
 test_wrong_kind(void **state)
 {
-	struct tfield	ver_bytes[] = { S(VERSION, "12345678") };
-	struct tfield	id_u64[] = { U(RUN_ID, 1) };
-	struct tfield	exit_u64[] = { S(RUN_ID, "r"), U(SEQ, 0),
-		U(WARMUP, 0), U(EXIT_STATUS, 0), U(TIMED_OUT, 0),
-		U(WALL_NS, 1), U(UTIME_US, 1), U(STIME_US, 1),
-		U(MAXRSS_KB, 1), S(OUTPUT, ""), U(TRUNCATED, 0) };
-	struct tfield	value_absent[] = { S(KEY, "k"), A(VALUE) };
+	struct tfield ver_bytes[] = { S(VERSION, "12345678") };
+	struct tfield id_u64[] = { U(RUN_ID, 1) };
+	struct tfield exit_u64[] = { S(RUN_ID, "r"), U(SEQ, 0), U(WARMUP, 0),
+		U(EXIT_STATUS, 0), U(TIMED_OUT, 0), U(WALL_NS, 1),
+		U(UTIME_US, 1), U(STIME_US, 1), U(MAXRSS_KB, 1), S(OUTPUT, ""),
+		U(TRUNCATED, 0) };
+	struct tfield value_absent[] = { S(KEY, "k"), A(VALUE) };
 
 	(void)state;
 	assert_int_equal(raw_decode(PROTO_HELLO, ver_bytes, 1), -1);
 	assert_int_equal(raw_decode(PROTO_ACK, id_u64, 1), -1);
-	assert_int_equal(raw_decode(PROTO_RESULT, exit_u64, N(exit_u64)),
-	    -1);
+	assert_int_equal(raw_decode(PROTO_RESULT, exit_u64, N(exit_u64)), -1);
 	assert_int_equal(raw_decode(PROTO_FACTS, value_absent, 2), -1);
 	assert_int_equal(raw_decode(PROTO_RESULT, result_fields,
-	    N(result_fields)), 0);
+			     N(result_fields)),
+	    0);
 }
 
 /* Dropping any required field of a RESULT, RUN or others is rejected. */
 static void
 test_missing_required(void **state)
 {
-	struct tfield	f[N(result_fields)];
-	struct tfield	run_no_argv[] = { S(RUN_ID, "r"), U(ITERATIONS, 1),
+	struct tfield f[N(result_fields)];
+	struct tfield run_no_argv[] = { S(RUN_ID, "r"), U(ITERATIONS, 1),
 		U(WARMUPS, 0) };
-	struct tfield	run_min[] = { S(RUN_ID, "r"), S(ARGV, "true"),
+	struct tfield run_min[] = { S(RUN_ID, "r"), S(ARGV, "true"),
 		U(ITERATIONS, 1), U(WARMUPS, 0) };
-	struct tfield	fetch[] = { S(RUN_ID, "r") };
-	int		skip, i, n;
+	struct tfield fetch[] = { S(RUN_ID, "r") };
+	int	      skip, i, n;
 
 	(void)state;
 	for (skip = 0; skip < N(result_fields); skip++) {
@@ -442,16 +465,15 @@ test_missing_required(void **state)
 static void
 test_duplicates(void **state)
 {
-	struct tfield	hello2[] = { U(VERSION, 1), U(VERSION, 1) };
-	struct tfield	run2id[] = { S(RUN_ID, "r"), S(RUN_ID, "r"),
+	struct tfield hello2[] = { U(VERSION, 1), U(VERSION, 1) };
+	struct tfield run2id[] = { S(RUN_ID, "r"), S(RUN_ID, "r"),
 		S(ARGV, "true"), U(ITERATIONS, 1), U(WARMUPS, 0) };
-	struct tfield	run2cwd[] = { S(RUN_ID, "r"), S(ARGV, "true"),
+	struct tfield run2cwd[] = { S(RUN_ID, "r"), S(ARGV, "true"),
 		U(ITERATIONS, 1), U(WARMUPS, 0), S(CWD, "/"), S(CWD, "/") };
-	struct tfield	runrep[] = { S(RUN_ID, "r"), S(ARGV, "a"),
-		S(ARGV, "b"), U(ITERATIONS, 1), U(WARMUPS, 0), S(ENV, "A=1"),
-		S(ENV, "B=2") };
-	struct tfield	foreign[] = { U(VERSION, 1), S(RUN_ID, "r") };
-	struct tfield	bye[] = { U(VERSION, 1) };
+	struct tfield runrep[] = { S(RUN_ID, "r"), S(ARGV, "a"), S(ARGV, "b"),
+		U(ITERATIONS, 1), U(WARMUPS, 0), S(ENV, "A=1"), S(ENV, "B=2") };
+	struct tfield foreign[] = { U(VERSION, 1), S(RUN_ID, "r") };
+	struct tfield bye[] = { U(VERSION, 1) };
 
 	(void)state;
 	assert_int_equal(raw_decode(PROTO_HELLO, hello2, 2), -1);
@@ -468,14 +490,14 @@ test_duplicates(void **state)
 static void
 test_groups(void **state)
 {
-	struct tfield	key_only[] = { S(KEY, "a") };
-	struct tfield	value_first[] = { S(VALUE, "v"), S(KEY, "a") };
-	struct tfield	two_values[] = { S(KEY, "a"), S(VALUE, "v"),
+	struct tfield key_only[] = { S(KEY, "a") };
+	struct tfield value_first[] = { S(VALUE, "v"), S(KEY, "a") };
+	struct tfield two_values[] = { S(KEY, "a"), S(VALUE, "v"),
 		S(VALUE, "w"), S(KEY, "b") };
-	struct tfield	ok[] = { S(KEY, "a"), S(VALUE, "v"), S(KEY, "b"),
+	struct tfield ok[] = { S(KEY, "a"), S(VALUE, "v"), S(KEY, "b"),
 		A(ABSENT) };
-	struct tfield	status_short[] = { S(RUN_ID, "r"), U(STATE, 1) };
-	struct tfield	status_swap[] = { S(RUN_ID, "r"), U(COUNT, 1),
+	struct tfield status_short[] = { S(RUN_ID, "r"), U(STATE, 1) };
+	struct tfield status_swap[] = { S(RUN_ID, "r"), U(COUNT, 1),
 		U(STATE, 1) };
 
 	(void)state;
@@ -491,28 +513,30 @@ test_groups(void **state)
 static void
 test_values(void **state)
 {
-	static const char *bad_ids[] = { "", "a/b", ".", "..", "a b",
-		"r\n", "x\xc3\xa9",
+	static const char *bad_ids[] = {
+		"",
+		"a/b",
+		".",
+		"..",
+		"a b",
+		"r\n",
+		"x\xc3\xa9",
 		"1234567890123456789012345678901234567890"
 		"1234567890123456789012345",
 	};
 	static const char *good_ids[] = { "a", "...", "A-Z_0.9", ".hidden",
 		"1234567890123456789012345678901234567890"
-		"123456789012345678901234"
-	};
-	struct tfield	f[1] = { S(RUN_ID, NULL) };
-	struct tfield	wait2[] = { S(RUN_ID, "r"), U(FROM_SEQ, 0),
-		U(WAIT, 2) };
-	struct tfield	state0[] = { S(RUN_ID, "r"), U(STATE, 0),
-		U(COUNT, 0) };
-	struct tfield	state6[] = { S(RUN_ID, "r"), U(STATE, 6),
-		U(COUNT, 0) };
-	struct tfield	nul[] = { S(RUN_ID, "r"),
+		"123456789012345678901234" };
+	struct tfield	   f[1] = { S(RUN_ID, NULL) };
+	struct tfield wait2[] = { S(RUN_ID, "r"), U(FROM_SEQ, 0), U(WAIT, 2) };
+	struct tfield state0[] = { S(RUN_ID, "r"), U(STATE, 0), U(COUNT, 0) };
+	struct tfield state6[] = { S(RUN_ID, "r"), U(STATE, 6), U(COUNT, 0) };
+	struct tfield nul[] = { S(RUN_ID, "r"),
 		{ PROTO_T_ARGV, PROTO_KIND_BYTES, 0, "a\0b", 3 },
 		U(ITERATIONS, 1), U(WARMUPS, 0) };
-	struct tfield	env[] = { S(RUN_ID, "r"), S(ARGV, "a"),
-		U(ITERATIONS, 1), U(WARMUPS, 0), S(ENV, "=x") };
-	size_t		i;
+	struct tfield env[] = { S(RUN_ID, "r"), S(ARGV, "a"), U(ITERATIONS, 1),
+		U(WARMUPS, 0), S(ENV, "=x") };
+	size_t	      i;
 
 	(void)state;
 	for (i = 0; i < sizeof bad_ids / sizeof *bad_ids; i++) {
@@ -540,9 +564,9 @@ test_values(void **state)
 static pid_t
 pipe_writer(int fd[2], const void *data, size_t len, int slow)
 {
-	const unsigned char	*p = data;
-	pid_t			 pid;
-	size_t			 i;
+	const unsigned char *p = data;
+	pid_t		     pid;
+	size_t		     i;
 
 	assert_int_equal(pipe(fd), 0);
 	if ((pid = fork()) != 0) {
@@ -564,7 +588,7 @@ pipe_writer(int fd[2], const void *data, size_t len, int slow)
 static void
 pipe_reap(pid_t pid)
 {
-	int	status;
+	int status;
 
 	assert_int_equal(waitpid(pid, &status, 0), pid);
 	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
@@ -574,12 +598,12 @@ pipe_reap(pid_t pid)
 static void
 test_read_frames(void **state)
 {
-	struct proto_buf	 a, b;
-	unsigned char		 both[1024], *p;
-	size_t			 len;
-	char			 err[256];
-	int			 fd[2];
-	pid_t			 pid;
+	struct proto_buf a, b;
+	unsigned char	 both[1024], *p;
+	size_t		 len;
+	char		 err[256];
+	int		 fd[2];
+	pid_t		 pid;
 
 	(void)state;
 	sample_build(PROTO_RUN, &a);
@@ -587,17 +611,14 @@ test_read_frames(void **state)
 	memcpy(both, a.data, a.len);
 	memcpy(both + a.len, b.data, b.len);
 	pid = pipe_writer(fd, both, a.len + b.len, 0);
-	assert_int_equal(proto_read_frame(fd[0], &p, &len, err, sizeof err),
-	    0);
+	assert_int_equal(proto_read_frame(fd[0], &p, &len, err, sizeof err), 0);
 	assert_int_equal(len, a.len - 4);
 	assert_memory_equal(p, a.data + 4, len);
 	free(p);
-	assert_int_equal(proto_read_frame(fd[0], &p, &len, err, sizeof err),
-	    0);
+	assert_int_equal(proto_read_frame(fd[0], &p, &len, err, sizeof err), 0);
 	assert_memory_equal(p, b.data + 4, b.len - 4);
 	free(p);
-	assert_int_equal(proto_read_frame(fd[0], &p, &len, err, sizeof err),
-	    1);
+	assert_int_equal(proto_read_frame(fd[0], &p, &len, err, sizeof err), 1);
 	assert_null(p);
 	close(fd[0]);
 	pipe_reap(pid);
@@ -609,19 +630,20 @@ test_read_frames(void **state)
 static void
 test_read_short(void **state)
 {
-	struct proto_buf	 a;
-	unsigned char		*p;
-	size_t			 len, cut;
-	char			 err[256];
-	int			 fd[2];
-	pid_t			 pid;
+	struct proto_buf a;
+	unsigned char	*p;
+	size_t		 len, cut;
+	char		 err[256];
+	int		 fd[2];
+	pid_t		 pid;
 
 	(void)state;
 	sample_build(PROTO_RESULT, &a);
 	for (cut = 1; cut < a.len; cut++) {
 		pid = pipe_writer(fd, a.data, cut, 0);
 		assert_int_equal(proto_read_frame(fd[0], &p, &len, err,
-		    sizeof err), -1);
+				     sizeof err),
+		    -1);
 		assert_null(p);
 		assert_non_null(strstr(err, "short"));
 		close(fd[0]);
@@ -629,11 +651,12 @@ test_read_short(void **state)
 	}
 	/* An oversized length is refused before reading the payload. */
 	{
-		unsigned char	big[8] = { 0x01, 0x00, 0x00, 0x01, 0, 1, 0, 0 };
+		unsigned char big[8] = { 0x01, 0x00, 0x00, 0x01, 0, 1, 0, 0 };
 
 		pid = pipe_writer(fd, big, sizeof big, 0);
 		assert_int_equal(proto_read_frame(fd[0], &p, &len, err,
-		    sizeof err), -1);
+				     sizeof err),
+		    -1);
 		close(fd[0]);
 		pipe_reap(pid);
 	}
@@ -654,8 +677,8 @@ tick_cb(int sig)
 static void
 ticker(int ms)
 {
-	struct sigaction	sa;
-	struct itimerval	it;
+	struct sigaction sa;
+	struct itimerval it;
 
 	memset(&sa, 0, sizeof sa);
 	sa.sa_handler = tick_cb;
@@ -670,20 +693,19 @@ ticker(int ms)
 static void
 test_read_slow_eintr(void **state)
 {
-	struct proto_buf	 a;
-	unsigned char		*p;
-	size_t			 len;
-	char			 err[256];
-	int			 fd[2];
-	pid_t			 pid;
+	struct proto_buf a;
+	unsigned char	*p;
+	size_t		 len;
+	char		 err[256];
+	int		 fd[2];
+	pid_t		 pid;
 
 	(void)state;
 	sample_build(PROTO_RUN, &a);
 	ticks = 0;
 	pid = pipe_writer(fd, a.data, a.len, 1);
 	ticker(1);
-	assert_int_equal(proto_read_frame(fd[0], &p, &len, err, sizeof err),
-	    0);
+	assert_int_equal(proto_read_frame(fd[0], &p, &len, err, sizeof err), 0);
 	ticker(0);
 	assert_int_equal(len, a.len - 4);
 	assert_memory_equal(p, a.data + 4, len);
@@ -698,13 +720,13 @@ test_read_slow_eintr(void **state)
 static void
 test_write_large(void **state)
 {
-	struct proto_buf	 a;
-	struct proto_msg	 m;
-	unsigned char		*out, *p;
-	size_t			 len, i;
-	char			 err[256];
-	int			 fd[2], status;
-	pid_t			 pid;
+	struct proto_buf a;
+	struct proto_msg m;
+	unsigned char	*out, *p;
+	size_t		 len, i;
+	char		 err[256];
+	int		 fd[2], status;
+	pid_t		 pid;
 
 	(void)state;
 	out = malloc(PROTO_MAX_OUTPUT);
@@ -734,8 +756,7 @@ test_write_large(void **state)
 	}
 	close(fd[1]);
 	usleep(20000);
-	assert_int_equal(proto_read_frame(fd[0], &p, &len, err, sizeof err),
-	    0);
+	assert_int_equal(proto_read_frame(fd[0], &p, &len, err, sizeof err), 0);
 	assert_int_equal(proto_decode(p, len, &m, err, sizeof err), 0);
 	assert_int_equal(proto_find(&m, PROTO_T_OUTPUT)->len, PROTO_MAX_OUTPUT);
 	assert_memory_equal(proto_find(&m, PROTO_T_OUTPUT)->data, out,
@@ -753,10 +774,10 @@ test_write_large(void **state)
 static void
 test_output_limit(void **state)
 {
-	struct proto_buf	 a;
-	struct proto_msg	 m;
-	unsigned char		*out = calloc(1, PROTO_MAX_OUTPUT + 1);
-	char			 err[256];
+	struct proto_buf a;
+	struct proto_msg m;
+	unsigned char	*out = calloc(1, PROTO_MAX_OUTPUT + 1);
+	char		 err[256];
 
 	(void)state;
 	proto_begin(&a, PROTO_ERROR);
@@ -764,13 +785,15 @@ test_output_limit(void **state)
 	proto_end(&a);
 	/* MESSAGE has no limit besides the payload's, but no NUL bytes. */
 	assert_int_equal(proto_decode(a.data + 4, a.len - 4, &m, err,
-	    sizeof err), -1);
+			     sizeof err),
+	    -1);
 	proto_buf_free(&a);
 	proto_begin(&a, PROTO_RESULT);
 	proto_add_bytes(&a, PROTO_T_OUTPUT, out, PROTO_MAX_OUTPUT + 1);
 	proto_end(&a);
 	assert_int_equal(proto_decode(a.data + 4, a.len - 4, &m, err,
-	    sizeof err), -1);
+			     sizeof err),
+	    -1);
 	assert_non_null(strstr(err, "OUTPUT"));
 	proto_buf_free(&a);
 	free(out);

@@ -40,9 +40,9 @@ test_machine(struct machine *m, int port)
 static int
 test_socket(int *port, int listen_too)
 {
-	struct sockaddr_in	sin;
-	socklen_t		len = sizeof sin;
-	int			fd = socket(AF_INET, SOCK_STREAM, 0);
+	struct sockaddr_in sin;
+	socklen_t	   len = sizeof sin;
+	int		   fd = socket(AF_INET, SOCK_STREAM, 0);
 
 	assert_true(fd >= 0);
 	memset(&sin, 0, sizeof sin);
@@ -60,9 +60,9 @@ test_socket(int *port, int listen_too)
 static char *
 test_sh_echo(const char *s)
 {
-	char	*q = ssh_host_quote(s), *cmd, buf[4096];
-	FILE	*f;
-	size_t	 n;
+	char  *q = ssh_host_quote(s), *cmd, buf[4096];
+	FILE  *f;
+	size_t n;
 
 	cmd = xasprintf("printf %%s %s", q);
 	f = popen(cmd, "r");
@@ -78,10 +78,10 @@ test_sh_echo(const char *s)
 static void
 test_quote(void **state)
 {
-	const char	*cases[] = { "", "plain", "it's", "''", "$HOME `id`",
-			    "a\nb", "\\\" ; | & * ? [x] ~ #", "-n" };
-	char		*got;
-	size_t		 i;
+	const char *cases[] = { "", "plain", "it's", "''", "$HOME `id`", "a\nb",
+		"\\\" ; | & * ? [x] ~ #", "-n" };
+	char	   *got;
+	size_t	    i;
 
 	for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		got = test_sh_echo(cases[i]);
@@ -93,8 +93,8 @@ test_quote(void **state)
 static void
 test_no_known_hosts(void **state)
 {
-	struct machine	 m;
-	char		*cause = NULL;
+	struct machine m;
+	char	      *cause = NULL;
 
 	test_machine(&m, 22);
 	m.ssh.known_hosts = NULL;
@@ -110,15 +110,14 @@ test_no_known_hosts(void **state)
 static void
 test_refused(void **state)
 {
-	struct machine	 m;
-	char		*cause = NULL, *want;
-	int		 port, fd = test_socket(&port, 0);
+	struct machine m;
+	char	      *cause = NULL, *want;
+	int	       port, fd = test_socket(&port, 0);
 
 	close(fd);
 	test_machine(&m, port);
 	assert_null(ssh_host_connect(&m, 0, &cause));
-	want = xasprintf("host \"m1\": ssh connect: 127.0.0.1 port %d: ",
-	    port);
+	want = xasprintf("host \"m1\": ssh connect: 127.0.0.1 port %d: ", port);
 	assert_true(strncmp(cause, want, strlen(want)) == 0);
 	assert_non_null(strstr(cause, "refused"));
 	free(want);
@@ -129,11 +128,11 @@ test_refused(void **state)
 static void
 test_silent_server(void **state)
 {
-	struct machine	 m;
-	struct timespec	 t0, t1;
-	char		*cause = NULL;
-	int		 port, fd = test_socket(&port, 1);
-	long		 ms;
+	struct machine	m;
+	struct timespec t0, t1;
+	char	       *cause = NULL;
+	int		port, fd = test_socket(&port, 1);
+	long		ms;
 
 	test_machine(&m, port);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
@@ -150,12 +149,13 @@ test_silent_server(void **state)
 static void
 test_agent_no_dir(void **state)
 {
-	struct machine	 m;
-	char		*cause = NULL;
+	struct machine m;
+	char	      *cause = NULL;
 
 	test_machine(&m, 22);
 	assert_null(agent_connect(&m, NULL, &cause));
-	assert_string_equal(cause, "host \"m1\": agent: no local directory "
+	assert_string_equal(cause,
+	    "host \"m1\": agent: no local directory "
 	    "of agent builds");
 	free(cause);
 }

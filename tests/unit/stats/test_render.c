@@ -11,14 +11,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <cmocka.h>
 #include <jansson.h>
+#include <cmocka.h>
 
 #include "common/xmalloc.h"
 #include "report/compare.h"
 #include "report/render.h"
 
-#define NELEM(a)	(sizeof(a) / sizeof((a)[0]))
+#define NELEM(a) (sizeof(a) / sizeof((a)[0]))
 
 static const double v1_base[] = { 2.10, 2.05, 2.20, 2.15, 2.00 };
 static const double v1_new[] = { 1.95, 2.00, 1.90, 2.05, 1.98 };
@@ -31,7 +31,7 @@ static const double v3_new[] = { 14, 15, 14, 16, 15, 14 };
 static struct compare_table *
 table_hackbench(void)
 {
-	struct compare_table	*t;
+	struct compare_table *t;
 
 	t = compare_table_new("hackbench", "time", "seconds",
 	    COMPARE_LOWER_BETTER, COMPARE_AMEAN);
@@ -43,7 +43,8 @@ table_hackbench(void)
 	compare_table_set_samples(t, 0, 1, v1_new, NELEM(v1_new));
 	compare_table_set_samples(t, 1, 0, v3_base, NELEM(v3_base));
 	compare_table_set_samples(t, 1, 1, v3_new, NELEM(v3_new));
-	compare_table_add_note(t, "kernel command line differs: base \"quiet\""
+	compare_table_add_note(t,
+	    "kernel command line differs: base \"quiet\""
 	    ", patch 1 \"quiet mitigations=off\"");
 	return t;
 }
@@ -52,9 +53,9 @@ table_hackbench(void)
 static struct compare_table *
 table_stream(void)
 {
-	static const double	 bb[] = { 1001, 999, 1002 };
-	static const double	 nb[] = { 1037, 1039, 1038 };
-	struct compare_table	*t;
+	static const double   bb[] = { 1001, 999, 1002 };
+	static const double   nb[] = { 1037, 1039, 1038 };
+	struct compare_table *t;
 
 	t = compare_table_new("stream-10", "Bandwidth", "MB/s",
 	    COMPARE_HIGHER_BETTER, COMPARE_HMEAN);
@@ -76,23 +77,21 @@ table_stream(void)
 static struct compare_table *
 table_rebuild(void)
 {
-	static const double	 data[3][3][6] = {
+	static const double data[3][3][6] = {
 		{ { 13.1, 13.3, 13.28, 13.5, 13.2, 13.4 },
-		  { 7.6, 7.7, 7.68, 7.9, 7.5, 7.66 },
-		  { 1.2, 1.21, 1.25, 1.19, 1.22, 1.18 } },
+		    { 7.6, 7.7, 7.68, 7.9, 7.5, 7.66 },
+		    { 1.2, 1.21, 1.25, 1.19, 1.22, 1.18 } },
 		{ { 44.9, 45.1, 44.95, 44.7, 45.3, 44.99 },
-		  { 31.0, 30.9, 30.96, 31.2, 30.8, 30.99 },
-		  { 13.4, 13.44, 13.5, 13.3, 13.6, 13.45 } },
+		    { 31.0, 30.9, 30.96, 31.2, 30.8, 30.99 },
+		    { 13.4, 13.44, 13.5, 13.3, 13.6, 13.45 } },
 		{ { 36.8, 36.84, 36.9, 36.7, 37.0, 36.85 },
-		  { 28.5, 28.4, 28.48 },
-		  { 0 } },
+		    { 28.5, 28.4, 28.48 }, { 0 } },
 	};
-	static const size_t	 n[3][3] = { { 6, 6, 6 }, { 6, 6, 6 },
-	    { 6, 3, 0 } };
-	static const char	*ops[] = { "change partition root",
-	    "cpu offline", "cpu online" };
-	struct compare_table	*t;
-	size_t			 i, j;
+	static const size_t n[3][3] = { { 6, 6, 6 }, { 6, 6, 6 }, { 6, 3, 0 } };
+	static const char  *ops[] = { "change partition root", "cpu offline",
+		 "cpu online" };
+	struct compare_table *t;
+	size_t		      i, j;
 
 	t = compare_table_new("cpuset-rebuild", "time", "ms",
 	    COMPARE_LOWER_BETTER, COMPARE_MEDIAN);
@@ -103,8 +102,7 @@ table_rebuild(void)
 	for (i = 0; i < 3; i++) {
 		compare_table_add_row(t, ops[i]);
 		for (j = 0; j < 3; j++)
-			compare_table_set_samples(t, i, j, data[i][j],
-			    n[i][j]);
+			compare_table_set_samples(t, i, j, data[i][j], n[i][j]);
 	}
 	compare_table_add_note(t, "host \"vm32\": cpufreq governor absent");
 	return t;
@@ -114,9 +112,9 @@ table_rebuild(void)
 static char *
 render_string(struct compare_table *t, const char *style)
 {
-	char	*buf = NULL, *cause = NULL;
-	size_t	 len = 0;
-	FILE	*fp;
+	char  *buf = NULL, *cause = NULL;
+	size_t len = 0;
+	FILE  *fp;
 
 	fp = open_memstream(&buf, &len);
 	assert_non_null(fp);
@@ -129,10 +127,10 @@ render_string(struct compare_table *t, const char *style)
 static char *
 read_all(const char *path)
 {
-	char	*buf = NULL;
-	size_t	 len = 0;
-	FILE	*fp, *out;
-	int	 c;
+	char  *buf = NULL;
+	size_t len = 0;
+	FILE  *fp, *out;
+	int    c;
 
 	if ((fp = fopen(path, "r")) == NULL)
 		return NULL;
@@ -148,9 +146,9 @@ read_all(const char *path)
 static void
 check_golden(struct compare_table *t, const char *name, const char *style)
 {
-	const char	*src = getenv("HILAB_SRCDIR");
-	char		*path, *got, *want;
-	FILE		*fp;
+	const char *src = getenv("HILAB_SRCDIR");
+	char	   *path, *got, *want;
+	FILE	   *fp;
 
 	assert_non_null(src);
 	path = xasprintf("%s/tests/unit/stats/golden/%s.%s", src, name, style);
@@ -174,8 +172,8 @@ check_golden(struct compare_table *t, const char *name, const char *style)
 static void
 check_all_styles(struct compare_table *(*make)(void), const char *name)
 {
-	const struct render_style	*s;
-	struct compare_table		*t;
+	const struct render_style *s;
+	struct compare_table	  *t;
 
 	t = make();
 	for (s = render_styles; s->name != NULL; s++)
@@ -218,7 +216,7 @@ assert_json_num(json_t *j, double v)
 static void
 check_json_cell(json_t *jc, const struct compare_cell *c, const char *kernel)
 {
-	json_t	*test = json_object_get(jc, "test");
+	json_t *test = json_object_get(jc, "test");
 
 	assert_string_equal(json_string_value(json_object_get(jc, "kernel")),
 	    kernel);
@@ -240,18 +238,19 @@ check_json_cell(json_t *jc, const struct compare_cell *c, const char *kernel)
 	assert_json_num(json_object_get(test, "u"), c->test.u);
 	if (c->n > 0)
 		assert_json_num(json_object_get(json_object_get(jc, "summary"),
-		    "cv"), c->sum.cv);
+				    "cv"),
+		    c->sum.cv);
 }
 
 /* Parses a table's JSON rendering and checks every cell. */
 static void
 check_json(struct compare_table *(*make)(void))
 {
-	struct compare_table	*t = make();
-	json_error_t		 err;
-	json_t			*o, *rows, *cells;
-	char			*out;
-	size_t			 i, j;
+	struct compare_table *t = make();
+	json_error_t	      err;
+	json_t		     *o, *rows, *cells;
+	char		     *out;
+	size_t		      i, j;
 
 	out = render_string(t, "json");
 	o = json_loads(out, 0, &err);
@@ -288,8 +287,8 @@ test_json(void **state)
 static void
 test_unknown_style(void **state)
 {
-	struct compare_table	*t = table_hackbench();
-	char			*cause = NULL;
+	struct compare_table *t = table_hackbench();
+	char		     *cause = NULL;
 
 	assert_int_equal(render_print(t, "html", stdout, &cause), -1);
 	assert_string_equal(cause, "style \"html\": unknown");

@@ -20,7 +20,7 @@
 #include "report/render.h"
 #include "tests/lib/skip.h"
 
-#define MAX_LINES	2048
+#define MAX_LINES 2048
 
 static const char *seed_dir;
 
@@ -28,10 +28,10 @@ static const char *seed_dir;
 static char *
 seed_read(const char *name)
 {
-	char	*path, *buf = NULL;
-	size_t	 len = 0;
-	FILE	*fp;
-	int	 c;
+	char  *path, *buf = NULL;
+	size_t len = 0;
+	FILE  *fp;
+	int    c;
 
 	path = xasprintf("%s/%s", seed_dir, name);
 	fp = fopen(path, "r");
@@ -52,8 +52,8 @@ seed_read(const char *name)
 static char *
 collapse(const char *s, int drop_marks)
 {
-	char	*out = xmalloc(strlen(s) + 1), *o = out;
-	int	 blank = 0;
+	char *out = xmalloc(strlen(s) + 1), *o = out;
+	int   blank = 0;
 
 	for (; *s != '\0'; s++) {
 		if (drop_marks && (*s == '*' || *s == '~'))
@@ -75,8 +75,8 @@ collapse(const char *s, int drop_marks)
 static size_t
 split_lines(char *text, char **lines, int unquote)
 {
-	size_t	 n = 0;
-	char	*p = text, *nl;
+	size_t n = 0;
+	char  *p = text, *nl;
 
 	while (*p != '\0' && n < MAX_LINES) {
 		if ((nl = strchr(p, '\n')) != NULL)
@@ -95,9 +95,9 @@ split_lines(char *text, char **lines, int unquote)
 static char *
 render_string(struct compare_table *t, const char *style)
 {
-	char	*buf = NULL, *cause = NULL;
-	size_t	 len = 0;
-	FILE	*fp;
+	char  *buf = NULL, *cause = NULL;
+	size_t len = 0;
+	FILE  *fp;
 
 	fp = open_memstream(&buf, &len);
 	assert_non_null(fp);
@@ -110,9 +110,9 @@ render_string(struct compare_table *t, const char *style)
 static int
 compare_lines(char **got, char **want, size_t n)
 {
-	char	*g, *w;
-	size_t	 i;
-	int	 bad = 0;
+	char  *g, *w;
+	size_t i;
+	int    bad = 0;
 
 	for (i = 0; i < n; i++) {
 		g = collapse(got[i], 1);
@@ -129,10 +129,9 @@ compare_lines(char **got, char **want, size_t n)
 
 /* Adds two samples with amean a (or hmean a) and the CV cv. */
 static void
-seed3_samples(struct compare_table *t, size_t r, size_t c, double m,
-    double cv)
+seed3_samples(struct compare_table *t, size_t r, size_t c, double m, double cv)
 {
-	double	 x[2], a = m, d;
+	double x[2], a = m, d;
 
 	if (t->stat == COMPARE_HMEAN)
 		a = m / (1 - cv * cv / 20000);
@@ -146,9 +145,9 @@ seed3_samples(struct compare_table *t, size_t r, size_t c, double m,
 static struct compare_table *
 seed3_table(char **l)
 {
-	struct compare_table	*t;
-	enum compare_stat	 stat;
-	char			*metric, *unit = NULL, *in;
+	struct compare_table *t;
+	enum compare_stat     stat;
+	char		     *metric, *unit = NULL, *in;
 
 	assert_int_equal(compare_stat_parse(l[3] + 12, &stat), 0);
 	metric = xstrdup(l[1] + 19);
@@ -157,8 +156,9 @@ seed3_table(char **l)
 		unit = in + 4;
 	}
 	t = compare_table_new(l[0] + 7, metric, unit,
-	    strstr(l[2], "Lower") ? COMPARE_LOWER_BETTER :
-	    COMPARE_HIGHER_BETTER, stat);
+	    strstr(l[2], "Lower") ? COMPARE_LOWER_BETTER
+				  : COMPARE_HIGHER_BETTER,
+	    stat);
 	free(metric);
 	return t;
 }
@@ -167,8 +167,8 @@ seed3_table(char **l)
 static int
 seed3_columns(struct compare_table *t, char *head)
 {
-	static const char	 tail[] = "[pct imp](CV)";
-	char			*p, *end;
+	static const char tail[] = "[pct imp](CV)";
+	char		 *p, *end;
 
 	if ((p = strchr(head, ':')) == NULL || strstr(p, tail) == NULL)
 		return -1;
@@ -188,19 +188,22 @@ seed3_columns(struct compare_table *t, char *head)
 static void
 seed3_row(struct compare_table *t, const char *line)
 {
-	char	 name[64];
-	double	 norm, imp, cv;
-	size_t	 r, j;
-	int	 off, used;
+	char   name[64];
+	double norm, imp, cv;
+	size_t r, j;
+	int    off, used;
 
 	assert_int_equal(sscanf(line, "%63s%n", name, &off), 1);
 	r = compare_table_add_row(t, name);
 	for (j = 0; j < t->ncolumns; j++) {
 		assert_int_equal(sscanf(line + off, " %lf [%lf](%lf)%n", &norm,
-		    &imp, &cv, &used), 3);
+				     &imp, &cv, &used),
+		    3);
 		off += used;
-		seed3_samples(t, r, j, t->dir == COMPARE_LOWER_BETTER ?
-		    1 - imp / 100 : 1 + imp / 100, cv);
+		seed3_samples(t, r, j,
+		    t->dir == COMPARE_LOWER_BETTER ? 1 - imp / 100
+						   : 1 + imp / 100,
+		    cv);
 	}
 }
 
@@ -208,10 +211,10 @@ seed3_row(struct compare_table *t, const char *line)
 static int
 seed3_block(char **l, size_t avail)
 {
-	struct compare_table	*t;
-	char			*head, *out, *got[MAX_LINES];
-	size_t			 rows = 0, n;
-	int			 bad;
+	struct compare_table *t;
+	char		     *head, *out, *got[MAX_LINES];
+	size_t		      rows = 0, n;
+	int		      bad;
 
 	if (strncmp(l[1], "Units : Normalized ", 19) != 0)
 		return 0;
@@ -238,9 +241,9 @@ seed3_block(char **l, size_t avail)
 static void
 test_seed3_amd(void **state)
 {
-	char	*text, *l[MAX_LINES];
-	size_t	 n, i;
-	int	 blocks = 0;
+	char  *text, *l[MAX_LINES];
+	size_t n, i;
+	int    blocks = 0;
 
 	text = seed_read("3-push-based-load-balancing-epyc-results.txt");
 	n = split_lines(text, l, 1);
@@ -254,11 +257,10 @@ test_seed3_amd(void **state)
 
 /* Adds n samples around median v, 0.01 apart. */
 static void
-seed0_samples(struct compare_table *t, size_t r, size_t c, double v,
-    size_t n)
+seed0_samples(struct compare_table *t, size_t r, size_t c, double v, size_t n)
 {
-	double	 x[32];
-	size_t	 k;
+	double x[32];
+	size_t k;
 
 	for (k = 0; k < n; k++)
 		x[k] = v + ((double)k - (n - 1) / 2.0) * 0.01;
@@ -269,16 +271,16 @@ seed0_samples(struct compare_table *t, size_t r, size_t c, double v,
 static void
 seed0_row(struct compare_table *t, const char *line, size_t n)
 {
-	char	*s = xstrdup(line), *tok[16];
-	char	*name;
-	size_t	 ntok = 0, r, j;
+	char  *s = xstrdup(line), *tok[16];
+	char  *name;
+	size_t ntok = 0, r, j;
 
 	for (tok[0] = strtok(s, " "); tok[ntok] != NULL && ntok < 15;)
 		tok[++ntok] = strtok(NULL, " ");
 	assert_true(ntok >= 5);
 	name = xstrdup(tok[0]);
 	for (j = 1; j + 4 < ntok; j++) {
-		char	*old = name;
+		char *old = name;
 
 		name = xasprintf("%s %s", old, tok[j]);
 		free(old);
@@ -293,9 +295,9 @@ seed0_row(struct compare_table *t, const char *line, size_t n)
 static void
 test_seed0_change(void **state)
 {
-	struct compare_table	*t;
-	char			*text, *out, *l[MAX_LINES], *got[MAX_LINES];
-	size_t			 n, i, r;
+	struct compare_table *t;
+	char		     *text, *out, *l[MAX_LINES], *got[MAX_LINES];
+	size_t		      n, i, r;
 
 	text = seed_read("0-sched-domain-rebuild-cover-letter.txt");
 	n = split_lines(text, l, 0);
@@ -325,11 +327,11 @@ test_seed0_change(void **state)
 static size_t
 split_tokens(char *text, char **tok, size_t max)
 {
-	size_t	 n = 0;
-	char	*save;
+	size_t n = 0;
+	char  *save;
 
-	for (tok[0] = strtok_r(text, " \t\n", &save); tok[n] != NULL &&
-	    n + 1 < max;)
+	for (tok[0] = strtok_r(text, " \t\n", &save);
+	     tok[n] != NULL && n + 1 < max;)
 		tok[++n] = strtok_r(NULL, " \t\n", &save);
 	return n;
 }
@@ -338,7 +340,7 @@ split_tokens(char *text, char **tok, size_t max)
 static int
 token_decimals(const char *s)
 {
-	const char	*dot = strchr(s, '.');
+	const char *dot = strchr(s, '.');
 
 	return dot ? (int)strspn(dot + 1, "0123456789") : 0;
 }
@@ -348,10 +350,9 @@ token_decimals(const char *s)
  * unrounded statistics, so allow what rounding the shown values can move.
  */
 static void
-seed1_check_pct(const char *got, const char *want, double b, double p,
-    int d)
+seed1_check_pct(const char *got, const char *want, double b, double p, int d)
 {
-	double	 h = 0.5 * pow(10, -d), tol;
+	double h = 0.5 * pow(10, -d), tol;
 
 	tol = 100 * h * (1 / b + p / (b * b)) + 0.051;
 	assert_true(got[strlen(got) - 1] == '%');
@@ -364,17 +365,18 @@ seed1_check_pct(const char *got, const char *want, double b, double p,
 static size_t
 seed1_table(struct compare_table *t, char **tok, size_t i, size_t n)
 {
-	size_t	 first, r;
-	double	 x[2];
-	char	*name;
+	size_t first, r;
+	double x[2];
+	char  *name;
 
 	while (i < n && tok[i][strlen(tok[i]) - 1] != ':') {
 		first = i;
 		while (i < n && tok[i][strlen(tok[i]) - 1] != '%')
 			i++;
 		assert_true(i < n && i - first >= 3);
-		name = first + 3 == i ? xstrdup(tok[first]) :
-		    xasprintf("%s %s", tok[first], tok[first + 1]);
+		name = first + 3 == i
+		    ? xstrdup(tok[first])
+		    : xasprintf("%s %s", tok[first], tok[first + 1]);
 		r = compare_table_add_row(t, name);
 		x[0] = x[1] = strtod(tok[i - 2], NULL);
 		compare_table_set_samples(t, r, 0, x, 2);
@@ -390,10 +392,10 @@ seed1_table(struct compare_table *t, char **tok, size_t i, size_t n)
 static void
 seed1_section(char **tok, size_t n, const char *title, enum compare_dir dir)
 {
-	struct compare_table	*t;
-	char			*out, *mine[512], *end;
-	size_t			 i, end_i, k, m;
-	int			 d;
+	struct compare_table *t;
+	char		     *out, *mine[512], *end;
+	size_t		      i, end_i, k, m;
+	int		      d;
 
 	for (i = 0; i < n && strcmp(tok[i], title) != 0; i++)
 		;
@@ -414,11 +416,12 @@ seed1_section(char **tok, size_t n, const char *title, enum compare_dir dir)
 	m = split_tokens(out, mine, 512);
 	assert_int_equal(m, end_i - i);
 	for (k = 0; k < m; k++) {
-		char	*g = collapse(mine[k], 1);
+		char *g = collapse(mine[k], 1);
 
 		if (g[strlen(g) - 1] == '%' && k > 5)
-			seed1_check_pct(g, tok[i + k], strtod(tok[i + k - 2],
-			    NULL), strtod(tok[i + k - 1], NULL), d);
+			seed1_check_pct(g, tok[i + k],
+			    strtod(tok[i + k - 2], NULL),
+			    strtod(tok[i + k - 1], NULL), d);
 		else
 			assert_string_equal(g, tok[i + k]);
 		free(g);
@@ -430,8 +433,8 @@ seed1_section(char **tok, size_t n, const char *title, enum compare_dir dir)
 static void
 test_seed1_pct(void **state)
 {
-	char	*text, *tok[4096];
-	size_t	 n;
+	char  *text, *tok[4096];
+	size_t n;
 
 	text = seed_read("1-burst-wakeup-distribution-reply.txt");
 	n = split_tokens(text, tok, 4096);
@@ -444,8 +447,8 @@ test_seed1_pct(void **state)
 static size_t
 split_cells(char *line, char **cell, size_t max)
 {
-	size_t	 n = 0, len;
-	char	*p = strchr(line, '|'), *bar;
+	size_t n = 0, len;
+	char  *p = strchr(line, '|'), *bar;
 
 	while (p != NULL && n < max && (bar = strchr(p + 1, '|')) != NULL) {
 		*bar = '\0';
@@ -453,8 +456,9 @@ split_cells(char *line, char **cell, size_t max)
 		while (*p == ' ')
 			p++;
 		len = strlen(p);
-		while (len > 0 && (p[len - 1] == ' ' || p[len - 1] == '*' ||
-		    p[len - 1] == '~'))
+		while (len > 0 &&
+		    (p[len - 1] == ' ' || p[len - 1] == '*' ||
+			p[len - 1] == '~'))
 			p[--len] = '\0';
 		cell[n++] = p;
 		p = bar;
@@ -466,8 +470,8 @@ split_cells(char *line, char **cell, size_t max)
 static void
 seed2_row(struct compare_table *t, char **cell)
 {
-	double	 x[2], m, s;
-	size_t	 r, j;
+	double x[2], m, s;
+	size_t r, j;
 
 	r = compare_table_add_row(t, cell[0]);
 	for (j = 0; j < 2; j++) {
@@ -483,8 +487,8 @@ seed2_row(struct compare_table *t, char **cell)
 static void
 seed2_compare(char *out, char **rows, size_t nrows)
 {
-	char	*got[MAX_LINES], *gc[8], *wc[8], *w;
-	size_t	 n, i, k = 0, j, ng;
+	char  *got[MAX_LINES], *gc[8], *wc[8], *w;
+	size_t n, i, k = 0, j, ng;
 
 	n = split_lines(out, got, 0);
 	for (i = 0; i < n && k < nrows; i++) {
@@ -503,10 +507,10 @@ seed2_compare(char *out, char **rows, size_t nrows)
 static void
 test_seed2_meansd(void **state)
 {
-	struct compare_table	*t;
-	char			*text, *l[MAX_LINES], *rows[16], *cell[8];
-	char			*head, *out;
-	size_t			 n, i, nrows = 0;
+	struct compare_table *t;
+	char		     *text, *l[MAX_LINES], *rows[16], *cell[8];
+	char		     *head, *out;
+	size_t		      n, i, nrows = 0;
 
 	text = seed_read("2-sched-idle-altra-testing-reply.txt");
 	n = split_lines(text, l, 1);
@@ -524,7 +528,7 @@ test_seed2_meansd(void **state)
 	compare_table_add_column(t, cell[1]);
 	compare_table_add_column(t, cell[2]);
 	for (i = 1; i < nrows; i++) {
-		char	*row = xstrdup(rows[i]);
+		char *row = xstrdup(rows[i]);
 
 		assert_int_equal(split_cells(row, cell, 8), 4);
 		seed2_row(t, cell);
@@ -548,8 +552,8 @@ main(void)
 		cmocka_unit_test(test_seed1_pct),
 		cmocka_unit_test(test_seed2_meansd),
 	};
-	const char	*shared = getenv("HILAB_SHARED");
-	char		*dir;
+	const char *shared = getenv("HILAB_SHARED");
+	char	   *dir;
 
 	if (shared == NULL)
 		return SKIP_MISSING_EXIT("HILAB_SHARED unset: no seeds");

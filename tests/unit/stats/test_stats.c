@@ -13,7 +13,7 @@
 #include "report/render.h"
 #include "report/stats.h"
 
-#define NELEM(a)	(sizeof(a) / sizeof((a)[0]))
+#define NELEM(a) (sizeof(a) / sizeof((a)[0]))
 
 /* V1: hackbench time (s), lower better, AMean. */
 static const double v1_base[] = { 2.10, 2.05, 2.20, 2.15, 2.00 };
@@ -29,9 +29,9 @@ static const double v3_new[] = { 14, 15, 14, 16, 15, 14 };
 static void
 assert_digits(double got, const char *want)
 {
-	const char	*dot = strchr(want, '.');
-	int		 decimals = dot ? (int)strlen(dot + 1) : 0;
-	char		 buf[64];
+	const char *dot = strchr(want, '.');
+	int	    decimals = dot ? (int)strlen(dot + 1) : 0;
+	char	    buf[64];
 
 	snprintf(buf, sizeof buf, "%.*f", decimals, got);
 	if (want[0] == '+' && got >= 0)
@@ -44,8 +44,8 @@ static struct compare_table *
 table_of(const double *b, size_t nb, const double *x, size_t nx,
     enum compare_dir dir, enum compare_stat stat)
 {
-	struct compare_table	*t;
-	size_t			 r;
+	struct compare_table *t;
+	size_t		      r;
 
 	t = compare_table_new("bench", "time", "s", dir, stat);
 	compare_table_add_column(t, "base");
@@ -61,9 +61,9 @@ table_of(const double *b, size_t nb, const double *x, size_t nx,
 static char *
 render_string(struct compare_table *t, const char *style)
 {
-	char	*buf = NULL, *cause = NULL;
-	size_t	 len = 0;
-	FILE	*fp;
+	char  *buf = NULL, *cause = NULL;
+	size_t len = 0;
+	FILE  *fp;
 
 	fp = open_memstream(&buf, &len);
 	assert_non_null(fp);
@@ -75,7 +75,7 @@ render_string(struct compare_table *t, const char *style)
 static void
 test_v1_summary(void **state)
 {
-	struct stats_summary	 b, n;
+	struct stats_summary b, n;
 
 	assert_int_equal(stats_summarize(v1_base, 5, &b), 0);
 	assert_int_equal(stats_summarize(v1_new, 5, &n), 0);
@@ -94,9 +94,9 @@ test_v1_summary(void **state)
 static void
 test_v1_change_and_amd(void **state)
 {
-	struct compare_table		*t;
-	const struct compare_cell	*b, *n;
-	char				*out;
+	struct compare_table	  *t;
+	const struct compare_cell *b, *n;
+	char			  *out;
 
 	t = table_of(v1_base, 5, v1_new, 5, COMPARE_LOWER_BETTER,
 	    COMPARE_AMEAN);
@@ -117,7 +117,7 @@ test_v1_change_and_amd(void **state)
 static void
 test_v1_welch(void **state)
 {
-	struct stats_test	 r;
+	struct stats_test r;
 
 	stats_welch(v1_base, 5, v1_new, 5, STATS_TEST_WELCH, &r);
 	assert_true(r.done);
@@ -136,7 +136,7 @@ test_v1_welch(void **state)
 static void
 test_v1_mwu(void **state)
 {
-	struct stats_test	 r;
+	struct stats_test r;
 
 	stats_mwu(v1_base, 5, v1_new, 5, STATS_MWU_AUTO, &r);
 	assert_true(r.done && r.exact);
@@ -150,9 +150,9 @@ test_v1_mwu(void **state)
 static void
 test_v2(void **state)
 {
-	struct compare_table	*t;
-	struct stats_summary	 b, n;
-	struct stats_test	 r;
+	struct compare_table *t;
+	struct stats_summary  b, n;
+	struct stats_test     r;
 
 	stats_summarize(v2_base, 5, &b);
 	stats_summarize(v2_new, 5, &n);
@@ -188,9 +188,9 @@ test_v2(void **state)
 static void
 test_v3(void **state)
 {
-	struct compare_table		*t;
-	const struct compare_cell	*b, *n;
-	struct stats_test		 r;
+	struct compare_table	  *t;
+	const struct compare_cell *b, *n;
+	struct stats_test	   r;
 
 	t = table_of(v3_base, 6, v3_new, 6, COMPARE_LOWER_BETTER,
 	    COMPARE_MEDIAN);
@@ -218,7 +218,7 @@ test_v3(void **state)
 static void
 test_percentile(void **state)
 {
-	static const double	 x[] = { 7, 1, 10, 4, 2, 9, 3, 8, 5, 6 };
+	static const double x[] = { 7, 1, 10, 4, 2, 9, 3, 8, 5, 6 };
 
 	assert_digits(stats_percentile(x, 10, 0.9), "9.1");
 	assert_digits(stats_percentile(x, 10, 0.25), "3.25");
@@ -231,10 +231,10 @@ test_percentile(void **state)
 static void
 test_n1(void **state)
 {
-	static const double	 one[] = { 3 };
-	struct compare_table	*t;
-	struct stats_summary	 s;
-	struct stats_test	 r;
+	static const double   one[] = { 3 };
+	struct compare_table *t;
+	struct stats_summary  s;
+	struct stats_test     r;
 
 	assert_int_equal(stats_summarize(one, 0, &s), -1);
 	assert_int_equal(stats_summarize(one, 1, &s), 0);
@@ -255,8 +255,8 @@ test_n1(void **state)
 static void
 test_all_equal(void **state)
 {
-	static const double	 a[] = { 5, 5, 5, 5 }, b[] = { 6, 6, 6 };
-	struct stats_test	 r;
+	static const double a[] = { 5, 5, 5, 5 }, b[] = { 6, 6, 6 };
+	struct stats_test   r;
 
 	stats_welch(a, 4, a, 4, STATS_TEST_WELCH, &r);
 	assert_true(r.done);
@@ -276,9 +276,9 @@ test_all_equal(void **state)
 static void
 test_zero_base(void **state)
 {
-	static const double	 z[] = { 0, 0, 0 }, x[] = { 1, 2, 3 };
-	struct compare_table	*t;
-	char			*out;
+	static const double   z[] = { 0, 0, 0 }, x[] = { 1, 2, 3 };
+	struct compare_table *t;
+	char		     *out;
 
 	t = table_of(z, 3, x, 3, COMPARE_LOWER_BETTER, COMPARE_AMEAN);
 	assert_true(isnan(compare_table_cell(t, 0, 1)->norm));
@@ -297,8 +297,8 @@ test_zero_base(void **state)
 static void
 test_zero_sign(void **state)
 {
-	struct compare_table	*t;
-	char			*out;
+	struct compare_table *t;
+	char		     *out;
 
 	t = table_of(v1_base, 5, v1_base, 5, COMPARE_LOWER_BETTER,
 	    COMPARE_AMEAN);
@@ -329,10 +329,10 @@ test_zero_sign(void **state)
 static void
 test_negative(void **state)
 {
-	static const double	 x[] = { -1, 2, 3 }, y[] = { 1, 2, 4 };
-	struct compare_table	*t;
-	struct stats_summary	 s;
-	struct stats_test	 r;
+	static const double   x[] = { -1, 2, 3 }, y[] = { 1, 2, 4 };
+	struct compare_table *t;
+	struct stats_summary  s;
+	struct stats_test     r;
 
 	stats_summarize(x, 3, &s);
 	assert_true(isnan(s.hmean) && isnan(s.gmean));
@@ -351,10 +351,10 @@ test_negative(void **state)
 static void
 test_welch_log(void **state)
 {
-	double			 lb[5], ln[5];
-	struct stats_test	 a, b;
-	struct compare_table	*t;
-	size_t			 i;
+	double		      lb[5], ln[5];
+	struct stats_test     a, b;
+	struct compare_table *t;
+	size_t		      i;
 
 	for (i = 0; i < 5; i++) {
 		lb[i] = log(v2_base[i]);
@@ -377,9 +377,9 @@ test_welch_log(void **state)
 static void
 test_mwu_method(void **state)
 {
-	double			 a[51], b[51];
-	struct stats_test	 r;
-	size_t			 i;
+	double		  a[51], b[51];
+	struct stats_test r;
+	size_t		  i;
 
 	for (i = 0; i < 51; i++) {
 		a[i] = (double)i;
@@ -389,7 +389,7 @@ test_mwu_method(void **state)
 	assert_true(r.exact);
 	stats_mwu(a, 51, b, 50, STATS_MWU_AUTO, &r);
 	assert_false(r.exact);
-	b[0] = 0;	/* one tie */
+	b[0] = 0; /* one tie */
 	stats_mwu(a, 25, b, 25, STATS_MWU_AUTO, &r);
 	assert_true(r.exact);
 	stats_mwu(a, 26, b, 25, STATS_MWU_AUTO, &r);
@@ -397,7 +397,7 @@ test_mwu_method(void **state)
 	/* Large samples: exact and normal agree closely. */
 	stats_mwu(a, 40, b + 1, 40, STATS_MWU_EXACT, &r);
 	{
-		double	 exact = r.p;
+		double exact = r.p;
 
 		stats_mwu(a, 40, b + 1, 40, STATS_MWU_NORMAL, &r);
 		assert_true(fabs(exact - r.p) < 0.01);
@@ -407,8 +407,8 @@ test_mwu_method(void **state)
 static void
 test_small_n_warning(void **state)
 {
-	static const double	 x[] = { 1, 2, 3 };
-	struct compare_table	*t;
+	static const double   x[] = { 1, 2, 3 };
+	struct compare_table *t;
 
 	t = table_of(x, 3, v3_new, 6, COMPARE_LOWER_BETTER, COMPARE_MEDIAN);
 	assert_int_equal(t->nwarnings, 1);
@@ -423,10 +423,10 @@ test_small_n_warning(void **state)
 static void
 test_precision(void **state)
 {
-	static const double	 tight[] = { 100, 101, 99, 100, 100, 101,
-	    99, 100, 100, 100 };
-	static const double	 loose[] = { 50, 150, 80, 120, 60, 140, 70,
-	    130, 90, 110 };
+	static const double tight[] = { 100, 101, 99, 100, 100, 101, 99, 100,
+		100, 100 };
+	static const double loose[] = { 50, 150, 80, 120, 60, 140, 70, 130, 90,
+		110 };
 
 	/* t(0.975, 9) = 2.262: half-width 2.262 * 0.667 / sqrt(10). */
 	assert_digits(stats_ci_halfwidth(tight, 10), "0.477");
@@ -440,10 +440,10 @@ test_precision(void **state)
 static void
 test_boots(void **state)
 {
-	static const double	 bb[] = { 2.1, 2.12, 2.08 };
-	static const double	 nb[] = { 1.97, 1.99, 1.98 };
-	struct compare_table	*t;
-	char			*out;
+	static const double   bb[] = { 2.1, 2.12, 2.08 };
+	static const double   nb[] = { 1.97, 1.99, 1.98 };
+	struct compare_table *t;
+	char		     *out;
 
 	t = table_of(v1_base, 5, v1_new, 5, COMPARE_LOWER_BETTER,
 	    COMPARE_AMEAN);

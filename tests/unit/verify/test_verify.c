@@ -30,10 +30,10 @@ cache_dir(void)
 static void
 test_image_version(void **state)
 {
-	char *path, *release, *version, *cause = NULL;
+	char	      *path, *release, *version, *cause = NULL;
 	struct dirent *de;
-	int seen = 0;
-	DIR *d;
+	int	       seen = 0;
+	DIR	      *d;
 
 	(void)state;
 	if ((d = opendir(cache_dir())) == NULL)
@@ -44,8 +44,8 @@ test_image_version(void **state)
 			continue;
 		path = xasprintf("%s/%s/boot/vmlinuz-%s", cache_dir(),
 		    de->d_name, de->d_name);
-		if (verify_image_version(path, &release, &version,
-		    &cause) == 0) {
+		if (verify_image_version(path, &release, &version, &cause) ==
+		    0) {
 			assert_string_equal(release, de->d_name);
 			assert_true(version[0] == '#');
 			assert_non_null(strstr(version, "SMP"));
@@ -69,12 +69,14 @@ test_not_an_image(void **state)
 
 	(void)state;
 	assert_int_equal(verify_image_version("/bin/sh", &release, &version,
-	    &cause), -1);
+			     &cause),
+	    -1);
 	assert_non_null(strstr(cause, "\"/bin/sh\": no x86 boot header"));
 	free(cause);
 	cause = NULL;
 	assert_int_equal(verify_image_version("/nonexistent", &release,
-	    &version, &cause), -1);
+			     &version, &cause),
+	    -1);
 	assert_non_null(strstr(cause, "No such file"));
 	free(cause);
 }
@@ -107,18 +109,19 @@ facts_free(struct agent_facts *f)
 static void
 test_facts(void **state)
 {
-	struct agent_facts *f = facts_make("6.1.0-57-cloud-amd64",
-	    "#1 SMP PREEMPT_DYNAMIC Debian 6.1.158-1",
-	    "BOOT_IMAGE=x console=ttyS0 panic=1 rt_group_sched=0");
+	struct agent_facts  *f = facts_make("6.1.0-57-cloud-amd64",
+	     "#1 SMP PREEMPT_DYNAMIC Debian 6.1.158-1",
+	     "BOOT_IMAGE=x console=ttyS0 panic=1 rt_group_sched=0");
 	struct verify_expect e = { "base", "6.1.0-57-cloud-amd64",
-	    "Debian 6.1.158-1", "rt_group_sched=0 panic=1" };
-	char *cause = NULL;
+		"Debian 6.1.158-1", "rt_group_sched=0 panic=1" };
+	char		    *cause = NULL;
 
 	(void)state;
 	assert_int_equal(verify_facts(f, &e, &cause), 0);
 	e.release = "6.1.0-56-cloud-amd64";
 	assert_int_equal(verify_facts(f, &e, &cause), -1);
-	assert_string_equal(cause, "kernel \"base\": uname -r is "
+	assert_string_equal(cause,
+	    "kernel \"base\": uname -r is "
 	    "\"6.1.0-57-cloud-amd64\", expected \"6.1.0-56-cloud-amd64\"");
 	free(cause);
 	e.release = NULL;
