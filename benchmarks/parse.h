@@ -56,7 +56,7 @@ int parse_output(const char *parser, const char *args, const char *output,
 /* Frees the metrics of res and leaves it empty; res may be NULL. */
 void parse_result_clear(struct parse_result *res);
 
-/* Helpers shared by the parser implementations (jobs/parse_*.c). */
+/* Helpers shared by the parser implementations (benchmarks/parse_*.c). */
 
 /* Walks the complete ('\n'-terminated) lines of an output. */
 struct parse_lines {

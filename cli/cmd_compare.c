@@ -130,9 +130,9 @@ cmd_compare(const struct cli_options *o, int argc, char **argv)
 	if ((db = cli_db_open(o, false)) == NULL)
 		return CLI_EXIT_UNAVAILABLE;
 	if (a.q.njobs == 0 &&
-	    (a.jobs[a.q.njobs++] = select_latest_job(db_sqlite(db))) == -1)
+	    (a.jobs[a.q.njobs++] = select_latest_job(db)) == -1)
 		rc = cli_error(CLI_EXIT_FAIL, "no job has samples yet");
-	else if (select_tables(db_sqlite(db), &a.q, &r, &cause) == -1)
+	else if (select_tables(db, &a.q, &r, &cause) == -1)
 		rc = cli_error(CLI_EXIT_FAIL, "%s", cause);
 	else if (r.n == 0)
 		rc = cli_error(CLI_EXIT_FAIL, "no samples match");

@@ -59,7 +59,10 @@ struct db *db_open(const char *path, char **cause);
 struct db  *db_open_readonly(const char *path, char **cause);
 void	    db_close(struct db *);
 const char *db_path(struct db *);
-/* The connection, for ad-hoc read-only queries (hilab query). */
+/*
+ * The connection, for the user's ad-hoc read-only queries (hilab query)
+ * only: hilab's own SQL lives in db/.
+ */
 struct sqlite3 *db_sqlite(struct db *);
 
 /* Write transactions (BEGIN IMMEDIATE: they never fail half-way busy). */
@@ -194,6 +197,9 @@ struct db_run *db_run_get(struct db *, int64_t id, char **cause);
 /* The runs of a job in plan order (round, position, id). */
 int db_run_list(struct db *, int64_t job, struct db_run **, size_t *,
     char **cause);
+/* The first max failed runs of a job, by id. */
+int db_run_list_failed(struct db *, int64_t job, size_t max, struct db_run **,
+    size_t *, char **cause);
 /* The next queued run of a job on a machine, or NULL (*cause NULL). */
 struct db_run *db_run_next(struct db *, int64_t job, const char *machine,
     char **cause);
@@ -273,6 +279,90 @@ int db_samples_get(struct db *, int64_t run, const char *metric,
 /* direction: higher, lower; statistic: amean, hmean, gmean, median. */
 int db_metric_upsert(struct db *, const char *name, const char *unit,
     const char *direction, const char *statistic, char **cause);
+
+/*
+ * The samples that count (db/selection.c): comparison tables (hilab
+ * compare, report, plot) and the sweeps' regression check read the
+ * samples of runs that are done and not superseded (state done,
+ * retried_as NULL) and no other.  The samples of a failed run, of a run
+ * still running and of a run done again stay stored (and in v_samples)
+ * but count nowhere.
+ */
+struct db_job_sample {
+	const char *benchmark;
+	const char *metric;
+	const char *unit;      /* of the metrics table, or "" */
+	const char *direction; /* "higher", "lower" (the default) */
+	const char *statistic; /* amean (the default), hmean, ... */
+	const char *params;
+	const char *kernel; /* the kernel's name */
+	const char *machine;
+	int64_t	    job;
+	int64_t	    run;
+	int	    boot;
+	double	    value;
+	const char *facts;   /* the run's facts (JSON), or NULL */
+	const char *cmdline; /* the kernel's cmdline, or NULL */
+};
+
+/* Called once per sample; the strings last until it returns. */
+typedef void (*db_sample_cb)(const struct db_job_sample *, void *arg);
+
+/*
+ * Calls cb for every sample that counts of the jobs (of one benchmark and
+ * one metric unless NULL) in the order tables show them: by benchmark,
+ * metric, job, the kernel's place in its job, round, position, iteration
+ * (then run and repeat).  cb must not use the db.  Returns 0 or -1.
+ */
+int db_samples_of_jobs(struct db *, const int64_t *jobs, size_t njobs,
+    const char *benchmark, const char *metric, db_sample_cb cb, void *arg,
+    char **cause);
+/* The newest job with a sample that counts; 0 if none, -1 on error. */
+int64_t db_samples_latest_job(struct db *, char **cause);
+/* How many kernels (by name) and machines the runs of the jobs have. */
+int db_jobs_count(struct db *, const int64_t *jobs, size_t njobs, int *kernels,
+    int *machines, char **cause);
+/*
+ * The label (NULL if none; caller frees) and place among its benchmark's
+ * metrics of a metric in the first of the jobs that lists it, one that
+ * labels it first: 1, 0 when no job lists it, -1 on error.
+ */
+int db_metric_place(struct db *, const int64_t *jobs, size_t njobs,
+    const char *benchmark, const char *metric, char **label, long *position,
+    char **cause);
+
+/* What a job's report shows besides its tables (db/report.c). */
+struct db_job_facts {
+	char *machine;
+	char *kernel; /* the kernel's name; NULL from
+			 db_job_machines */
+	char *facts;  /* JSON, or NULL */
+};
+
+struct db_job_kernel {
+	struct db_kernel kernel;
+	char		*facts; /* of its first run in the job with
+				   facts, or NULL */
+};
+
+/*
+ * The machines of a job in the order they first ran, with the facts of
+ * their last run in the job that has them, else of their last connect.
+ */
+int db_job_machines(struct db *, int64_t job, struct db_job_facts **, size_t *,
+    char **cause);
+/* The kernels of a job in the order they first ran. */
+int db_job_kernels(struct db *, int64_t job, struct db_job_kernel **, size_t *,
+    char **cause);
+/*
+ * The facts of the first run with facts of each (machine, kernel) of a
+ * job, in the order of those runs.
+ */
+int db_job_environments(struct db *, int64_t job, struct db_job_facts **,
+    size_t *, char			   **cause);
+/* Free the lists of db_job_machines, db_job_environments, db_job_kernels. */
+void db_job_facts_free(struct db_job_facts *, size_t);
+void db_job_kernels_free(struct db_job_kernel *, size_t);
 
 /* Events. */
 struct db_event {

@@ -21,6 +21,12 @@ struct db {
 	size_t		  ncache;
 };
 
+/*
+ * The one rule of the samples that count (db.h, db/selection.c), over
+ * runs r: done and not superseded.
+ */
+#define DB_SAMPLES_COUNT "r.state = 'done' AND r.retried_as IS NULL "
+
 /* Returns the connection's reset statement for sql, preparing it once. */
 sqlite3_stmt *db_stmt(struct db *, const char *sql, char **cause);
 /* Steps a statement expecting no row; resets it. */
@@ -74,6 +80,16 @@ void db_bind_text(sqlite3_stmt *, int, const char *);
 /* Binds v, or NULL when v is 0 (ids and times). */
 void  db_bind_opt(sqlite3_stmt *, int, int64_t);
 char *db_column_text(sqlite3_stmt *, int);
+
+/* The columns db_kernel_read reads, in its order, of kernels k. */
+#define DB_KERNEL_COLUMNS                                         \
+	"k.id, k.name, k.release, k.version, k.cmdline, k.spec, " \
+	"k.spec_hash, k.created_at "
+
+/* Fills k from the DB_KERNEL_COLUMNS at the start of a row. */
+void db_kernel_read(sqlite3_stmt *, struct db_kernel *k);
+/* Frees the strings of k. */
+void db_kernel_clear(struct db_kernel *k);
 
 /* A table whose rows move through enum db_state (jobs, runs). */
 struct db_state_table {

@@ -82,13 +82,26 @@ db_kernel_set_version(struct db *db, int64_t id, const char *release,
 	return 0;
 }
 
+/* Fills k from the DB_KERNEL_COLUMNS of a row. */
+void
+db_kernel_read(sqlite3_stmt *s, struct db_kernel *k)
+{
+	k->id = sqlite3_column_int64(s, 0);
+	k->name = db_column_text(s, 1);
+	k->release = db_column_text(s, 2);
+	k->version = db_column_text(s, 3);
+	k->cmdline = db_column_text(s, 4);
+	k->spec = db_column_text(s, 5);
+	k->spec_hash = db_column_text(s, 6);
+	k->created_at = sqlite3_column_int64(s, 7);
+}
+
 /* Returns one kernel, or NULL with *cause set. */
 struct db_kernel *
 db_kernel_get(struct db *db, int64_t id, char **cause)
 {
 	static const char sql[] =
-	    "SELECT id, name, release, version, "
-	    "cmdline, spec, spec_hash, created_at FROM kernels WHERE id = ?1";
+	    "SELECT " DB_KERNEL_COLUMNS "FROM kernels k WHERE k.id = ?1";
 	struct db_kernel *k = NULL;
 	sqlite3_stmt	 *s;
 	int		  rc;
@@ -98,14 +111,7 @@ db_kernel_get(struct db *db, int64_t id, char **cause)
 	sqlite3_bind_int64(s, 1, id);
 	if ((rc = sqlite3_step(s)) == SQLITE_ROW) {
 		k = xcalloc(1, sizeof *k);
-		k->id = sqlite3_column_int64(s, 0);
-		k->name = db_column_text(s, 1);
-		k->release = db_column_text(s, 2);
-		k->version = db_column_text(s, 3);
-		k->cmdline = db_column_text(s, 4);
-		k->spec = db_column_text(s, 5);
-		k->spec_hash = db_column_text(s, 6);
-		k->created_at = sqlite3_column_int64(s, 7);
+		db_kernel_read(s, k);
 	} else if (rc == SQLITE_DONE)
 		db_failx(db, cause, "no kernel %" PRId64, id);
 	else
@@ -114,17 +120,24 @@ db_kernel_get(struct db *db, int64_t id, char **cause)
 	return k;
 }
 
-/* Frees a kernel from db_kernel_get; accepts NULL. */
+/* Frees the strings of k. */
 void
-db_kernel_free(struct db_kernel *k)
+db_kernel_clear(struct db_kernel *k)
 {
-	if (k == NULL)
-		return;
 	free(k->name);
 	free(k->release);
 	free(k->version);
 	free(k->cmdline);
 	free(k->spec);
 	free(k->spec_hash);
+}
+
+/* Frees a kernel from db_kernel_get; accepts NULL. */
+void
+db_kernel_free(struct db_kernel *k)
+{
+	if (k == NULL)
+		return;
+	db_kernel_clear(k);
 	free(k);
 }

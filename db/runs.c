@@ -173,6 +173,25 @@ db_run_list(struct db *db, int64_t job, struct db_run **out, size_t *n,
 	return run_list(db, s, "list runs", out, n, cause);
 }
 
+/* The first max failed runs of a job by id. */
+int
+db_run_list_failed(struct db *db, int64_t job, size_t max, struct db_run **out,
+    size_t *n, char **cause)
+{
+	static const char sql[] =
+	    RUN_SELECT "WHERE job = ?1 AND "
+		       "state = 'failed' ORDER BY id LIMIT ?2";
+	sqlite3_stmt *s;
+
+	*out = NULL;
+	*n = 0;
+	if ((s = db_stmt(db, sql, cause)) == NULL)
+		return -1;
+	sqlite3_bind_int64(s, 1, job);
+	sqlite3_bind_int64(s, 2, (sqlite3_int64)max);
+	return run_list(db, s, "list failed runs", out, n, cause);
+}
+
 /* Marks a queued run running under the agent's run id with its facts. */
 int
 db_run_start(struct db *db, int64_t id, const char *agent_run_id,

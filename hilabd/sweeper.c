@@ -5,7 +5,6 @@
  * kernel is built).  A sweep whose last job is still queued or running is
  * skipped to its next slot, and so is one whose job file is invalid.
  */
-#include <sqlite3.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,32 +27,8 @@
  */
 #define SWEEPER_MIN_CHANGE_PCT 1.0
 
-/* Samples of the two jobs per comparison key, base job first in each key. */
-static const char sweeper_sql[] =
-    "SELECT r.machine, k.name, r.benchmark, r.params, s.metric, "
-    "COALESCE(m.unit, ''), COALESCE(m.direction, 'lower'), "
-    "COALESCE(m.statistic, 'amean'), r.job, s.value "
-    "FROM samples s JOIN runs r ON r.id = s.run "
-    "JOIN kernels k ON k.id = r.kernel "
-    "LEFT JOIN metrics m ON m.name = s.metric "
-    "WHERE r.job IN (?1, ?2) AND r.state = 'done' "
-    "ORDER BY r.machine, k.name, r.benchmark, r.params, s.metric, "
-    "r.job = ?2, r.round, r.position, s.iteration, s.repeat";
-
-/* Column numbers of sweeper_sql. */
-enum {
-	SW_MACHINE,
-	SW_KERNEL,
-	SW_BENCHMARK,
-	SW_PARAMS,
-	SW_METRIC,
-	SW_UNIT,
-	SW_DIRECTION,
-	SW_STATISTIC,
-	SW_JOB,
-	SW_VALUE,
-	SW_NKEY = SW_UNIT
-};
+/* The key fields of a comparison group, in the order groups are tested. */
+enum { SW_MACHINE, SW_KERNEL, SW_BENCHMARK, SW_PARAMS, SW_METRIC, SW_NKEY };
 
 /* The samples of one comparison key: [0] the base job, [1] the new one. */
 struct sweeper_group {
@@ -63,6 +38,13 @@ struct sweeper_group {
 	char   *statistic;
 	double *x[2];
 	size_t	n[2];
+};
+
+/* Every comparison group of the two jobs while their samples are read. */
+struct sweeper_gather {
+	int64_t		      job; /* the new job, side 1 */
+	struct sweeper_group *v;
+	size_t		      n;
 };
 
 /* What a comparison found. */
@@ -79,7 +61,7 @@ sweeper_warn(char *cause)
 	free(cause);
 }
 
-/* Frees the strings and samples of g and zeroes it. */
+/* Frees the strings and samples of g. */
 static void
 sweeper_group_clear(struct sweeper_group *g)
 {
@@ -91,53 +73,72 @@ sweeper_group_clear(struct sweeper_group *g)
 	free(g->statistic);
 	free(g->x[0]);
 	free(g->x[1]);
+}
+
+/* The key fields of a sample, in enum order. */
+static void
+sweeper_key(const struct db_job_sample *x, const char *key[SW_NKEY])
+{
+	key[SW_MACHINE] = x->machine;
+	key[SW_KERNEL] = x->kernel;
+	key[SW_BENCHMARK] = x->benchmark;
+	key[SW_PARAMS] = x->params;
+	key[SW_METRIC] = x->metric;
+}
+
+/* The group of the sample's key, added if new. */
+static struct sweeper_group *
+sweeper_group(struct sweeper_gather *w, const struct db_job_sample *x)
+{
+	struct sweeper_group *g;
+	const char	     *key[SW_NKEY];
+	size_t		      i;
+	int		      k;
+
+	sweeper_key(x, key);
+	for (i = w->n; i > 0; i--) {
+		g = &w->v[i - 1];
+		for (k = 0; k < SW_NKEY && strcmp(g->key[k], key[k]) == 0; k++)
+			;
+		if (k == SW_NKEY)
+			return g;
+	}
+	w->v = xreallocarray(w->v, w->n + 1, sizeof *w->v);
+	g = &w->v[w->n++];
 	memset(g, 0, sizeof *g);
+	for (k = 0; k < SW_NKEY; k++)
+		g->key[k] = xstrdup(key[k]);
+	g->unit = xstrdup(x->unit);
+	g->higher = strcmp(x->direction, "higher") == 0;
+	g->statistic = xstrdup(x->statistic);
+	return g;
 }
 
-/* Whether the row belongs to the key of g. */
-static bool
-sweeper_group_same(const struct sweeper_group *g, sqlite3_stmt *s)
-{
-	const char *v;
-	int	    i;
-
-	if (g->key[0] == NULL)
-		return false;
-	for (i = 0; i < SW_NKEY; i++) {
-		v = (const char *)sqlite3_column_text(s, i);
-		if (strcmp(g->key[i], v != NULL ? v : "") != 0)
-			return false;
-	}
-	return true;
-}
-
-/* Starts g at the key of the row. */
+/* Adds a sample to the base or new side of its group (a db_sample_cb). */
 static void
-sweeper_group_start(struct sweeper_group *g, sqlite3_stmt *s)
+sweeper_sample_cb(const struct db_job_sample *x, void *arg)
 {
-	const char *v;
-	int	    i;
-
-	for (i = 0; i < SW_NKEY; i++) {
-		v = (const char *)sqlite3_column_text(s, i);
-		g->key[i] = xstrdup(v != NULL ? v : "");
-	}
-	g->unit = xstrdup((const char *)sqlite3_column_text(s, SW_UNIT));
-	g->higher = strcmp((const char *)sqlite3_column_text(s, SW_DIRECTION),
-			"higher") == 0;
-	g->statistic =
-	    xstrdup((const char *)sqlite3_column_text(s, SW_STATISTIC));
-}
-
-/* Adds the row's value to the base or new side of g. */
-static void
-sweeper_group_add(struct sweeper_group *g, sqlite3_stmt *s, int64_t job)
-{
-	int side = sqlite3_column_int64(s, SW_JOB) == job;
+	struct sweeper_gather *w = arg;
+	struct sweeper_group  *g = sweeper_group(w, x);
+	int		       side = x->job == w->job;
 
 	g->x[side] =
 	    xreallocarray(g->x[side], g->n[side] + 1, sizeof *g->x[side]);
-	g->x[side][g->n[side]++] = sqlite3_column_double(s, SW_VALUE);
+	g->x[side][g->n[side]++] = x->value;
+}
+
+/* Orders groups by machine, kernel, benchmark, params, metric. */
+static int
+sweeper_group_cmp(const void *a, const void *b)
+{
+	const struct sweeper_group *ga = a, *gb = b;
+	int			    k, d;
+
+	for (k = 0; k < SW_NKEY; k++) {
+		if ((d = strcmp(ga->key[k], gb->key[k])) != 0)
+			return d;
+	}
+	return 0;
 }
 
 /* "hackbench time groups=4 on epyc" (and the kernel unless "running"). */
@@ -182,7 +183,7 @@ sweeper_group_test(struct db *db, int64_t sweep, const char *name, int64_t job,
 	enum compare_stat	   stat = COMPARE_AMEAN;
 	int			   rc = 0;
 
-	if (g->key[0] == NULL || g->n[0] == 0 || g->n[1] == 0)
+	if (g->n[0] == 0 || g->n[1] == 0)
 		return 0;
 	compare_stat_parse(g->statistic, &stat);
 	t = compare_table_new(g->key[SW_BENCHMARK], g->key[SW_METRIC], g->unit,
@@ -204,33 +205,21 @@ sweeper_group_test(struct db *db, int64_t sweep, const char *name, int64_t job,
 	return rc;
 }
 
-/* Walks the rows of a bound sweeper_sql statement, testing each key. */
+/* Tests every group of w in key order. */
 static int
-sweeper_walk(struct db *db, sqlite3_stmt *s, int64_t sweep, const char *name,
-    int64_t job, struct sweeper_counts *k, char **cause)
+sweeper_test_all(struct db *db, int64_t sweep, const char *name,
+    struct sweeper_gather *w, struct sweeper_counts *k, char **cause)
 {
-	struct sweeper_group g = { 0 };
-	int		     rc, ret = -1;
+	size_t i;
 
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		if (!sweeper_group_same(&g, s)) {
-			if (sweeper_group_test(db, sweep, name, job, &g, k,
-				cause) == -1)
-				goto out;
-			sweeper_group_clear(&g);
-			sweeper_group_start(&g, s);
-		}
-		sweeper_group_add(&g, s, job);
+	if (w->n > 1)
+		qsort(w->v, w->n, sizeof *w->v, sweeper_group_cmp);
+	for (i = 0; i < w->n; i++) {
+		if (sweeper_group_test(db, sweep, name, w->job, &w->v[i], k,
+			cause) == -1)
+			return -1;
 	}
-	if (rc != SQLITE_DONE) {
-		*cause = xasprintf("sweep \"%s\": read samples: %s", name,
-		    sqlite3_errmsg(db_sqlite(db)));
-		goto out;
-	}
-	ret = sweeper_group_test(db, sweep, name, job, &g, k, cause);
-out:
-	sweeper_group_clear(&g);
-	return ret;
+	return 0;
 }
 
 /* Compares job with base; see hilabd/sweeper.h. */
@@ -239,18 +228,18 @@ sweeper_compare(struct db *db, int64_t sweep, const char *name, int64_t base,
     int64_t job, char **cause)
 {
 	struct sweeper_counts k = { 0, 0 };
-	sqlite3_stmt	     *s;
+	struct sweeper_gather w = { .job = job };
+	const int64_t	      jobs[2] = { base, job };
+	char		     *why = NULL;
+	size_t		      i;
 	int		      rc = -1;
 
-	if (sqlite3_prepare_v2(db_sqlite(db), sweeper_sql, -1, &s, NULL) !=
-	    SQLITE_OK) {
-		*cause = xasprintf("sweep \"%s\": read samples: %s", name,
-		    sqlite3_errmsg(db_sqlite(db)));
-		return -1;
+	if (db_samples_of_jobs(db, jobs, 2, NULL, NULL, sweeper_sample_cb, &w,
+		&why) == -1) {
+		*cause = xasprintf("sweep \"%s\": read samples: %s", name, why);
+		goto out;
 	}
-	sqlite3_bind_int64(s, 1, base);
-	sqlite3_bind_int64(s, 2, job);
-	if (sweeper_walk(db, s, sweep, name, job, &k, cause) == -1)
+	if (sweeper_test_all(db, sweep, name, &w, &k, cause) == -1)
 		goto out;
 	if (db_sweep_event_add(db, sweep, job, DB_INFO, cause,
 		"sweep \"%s\": "
@@ -260,7 +249,10 @@ sweeper_compare(struct db *db, int64_t sweep, const char *name, int64_t base,
 		goto out;
 	rc = k.worse;
 out:
-	sqlite3_finalize(s);
+	for (i = 0; i < w.n; i++)
+		sweeper_group_clear(&w.v[i]);
+	free(w.v);
+	free(why);
 	return rc;
 }
 

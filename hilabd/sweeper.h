@@ -16,7 +16,8 @@ void sweeper_tick(struct daemon *, struct db *);
 
 /*
  * Compares job with base, the sweep's done job before it, per (machine,
- * kernel, benchmark, params, metric): a warn event for each metric worse
+ * kernel, benchmark, params, metric) on the samples that count (those of
+ * hilab compare, db_samples_of_jobs): a warn event for each metric worse
  * with p < STATS_ALPHA, then an info event with the counts.  Returns how
  * many got worse, or -1 with *cause.
  */

@@ -1,10 +1,11 @@
 /* Stored samples of chosen jobs gathered into comparison tables. */
 #include <limits.h>
-#include <sqlite3.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "common/xmalloc.h"
+#include "db/db.h"
 #include "report/compare.h"
 #include "report/envdiff.h"
 #include "report/select.h"
@@ -57,70 +58,24 @@ struct sel_table {
 	size_t		 nruns;
 };
 
+/* Every table while the samples are gathered, by the resolved columns. */
 struct sel_gather {
 	struct sel_table *v;
 	size_t		  n;
+	enum select_by	  by;
 };
-
-/* Column numbers of select_sql. */
-enum {
-	SEL_BENCHMARK,
-	SEL_METRIC,
-	SEL_UNIT,
-	SEL_DIRECTION,
-	SEL_STATISTIC,
-	SEL_PARAMS,
-	SEL_KERNEL,
-	SEL_MACHINE,
-	SEL_JOB,
-	SEL_VALUE,
-	SEL_RUN,
-	SEL_BOOT,
-	SEL_FACTS,
-	SEL_CMDLINE
-};
-
-/*
- * The samples in the order tables show them: columns and rows appear in
- * the order of their first sample.
- */
-static const char select_sql[] =
-    "SELECT r.benchmark, s.metric, COALESCE(m.unit, ''), "
-    "COALESCE(m.direction, 'lower'), COALESCE(m.statistic, 'amean'), "
-    "r.params, k.name, r.machine, r.job, s.value, r.id, r.boot, r.facts, "
-    "k.cmdline "
-    "FROM samples s JOIN runs r ON r.id = s.run "
-    "JOIN kernels k ON k.id = r.kernel "
-    "LEFT JOIN metrics m ON m.name = s.metric "
-    "WHERE r.job IN (SELECT value FROM json_each(?1)) "
-    "AND r.retried_as IS NULL "
-    "AND (?2 IS NULL OR r.benchmark = ?2) AND (?3 IS NULL OR s.metric = ?3) "
-    "ORDER BY r.benchmark, s.metric, r.job, "
-    /* the job's own kernel order: its first kernel is the base column */
-    "(SELECT CAST(e.key AS INTEGER) FROM jobs j, "
-    "json_each(j.spec, '$.kernels') e WHERE j.id = r.job AND "
-    "json_extract(e.value, '$.name') = k.name), "
-    "r.round, r.position, s.iteration";
-
-/* A metric's label and place in the first job that lists it. */
-static const char select_label_sql[] =
-    "SELECT json_extract(m.value, '$.label'), CAST(m.key AS INTEGER) "
-    "FROM jobs j, json_each(j.spec, '$.benchmarks') b, "
-    "json_each(b.value, '$.metrics') m "
-    "WHERE j.id IN (SELECT value FROM json_each(?1)) "
-    "AND json_extract(b.value, '$.name') = ?2 "
-    "AND json_extract(m.value, '$.name') = ?3 "
-    "ORDER BY json_extract(m.value, '$.label') IS NULL, j.id LIMIT 1";
 
 static const char *select_by_names[] = { "auto", "kernel", "machine", "job" };
 static const char *select_rows_names[] = { "params", "metric", "auto" };
 
+/* The name of a column choice; see select.h. */
 const char *
 select_by_name(enum select_by by)
 {
 	return select_by_names[by];
 }
 
+/* Parses a column choice's name: 0, or -1 for another name. */
 int
 select_by_parse(const char *s, enum select_by *by)
 {
@@ -135,12 +90,14 @@ select_by_parse(const char *s, enum select_by *by)
 	return -1;
 }
 
+/* The name of a row choice; see select.h. */
 const char *
 select_rows_name(enum select_rows rows)
 {
 	return select_rows_names[rows];
 }
 
+/* Parses a row choice's name: 0, or -1 for another name. */
 int
 select_rows_parse(const char *s, enum select_rows *rows)
 {
@@ -153,15 +110,6 @@ select_rows_parse(const char *s, enum select_rows *rows)
 		}
 	}
 	return -1;
-}
-
-/* A column's text, never NULL. */
-static const char *
-sel_text(sqlite3_stmt *st, int col)
-{
-	const char *s = (const char *)sqlite3_column_text(st, col);
-
-	return s != NULL ? s : "";
 }
 
 /* Returns the index of s in v, appending it if new. */
@@ -179,27 +127,27 @@ sel_index(char ***v, size_t *n, const char *s)
 	return (*n)++;
 }
 
-/* The table of the row's (benchmark, metric), added if new. */
+/* The table of the sample's (benchmark, metric), added if new. */
 static struct sel_table *
-sel_table(struct sel_gather *g, sqlite3_stmt *st)
+sel_table(struct sel_gather *g, const struct db_job_sample *x)
 {
 	struct sel_table *t;
 	size_t		  i;
 
 	for (i = 0; i < g->n; i++) {
 		t = &g->v[i];
-		if (strcmp(t->benchmark, sel_text(st, SEL_BENCHMARK)) == 0 &&
-		    strcmp(t->metric, sel_text(st, SEL_METRIC)) == 0)
+		if (strcmp(t->benchmark, x->benchmark) == 0 &&
+		    strcmp(t->metric, x->metric) == 0)
 			return t;
 	}
 	g->v = xreallocarray(g->v, g->n + 1, sizeof *g->v);
 	t = &g->v[g->n++];
 	memset(t, 0, sizeof *t);
-	t->benchmark = xstrdup(sel_text(st, SEL_BENCHMARK));
-	t->metric = xstrdup(sel_text(st, SEL_METRIC));
-	t->unit = xstrdup(sel_text(st, SEL_UNIT));
-	t->direction = xstrdup(sel_text(st, SEL_DIRECTION));
-	t->statistic = xstrdup(sel_text(st, SEL_STATISTIC));
+	t->benchmark = xstrdup(x->benchmark);
+	t->metric = xstrdup(x->metric);
+	t->unit = xstrdup(x->unit);
+	t->direction = xstrdup(x->direction);
+	t->statistic = xstrdup(x->statistic);
 	t->position = LONG_MAX;
 	return t;
 }
@@ -271,57 +219,52 @@ sel_run_new(struct sel_table *t, long long id, size_t row, size_t col)
 
 /* Records the run behind a cell once per table. */
 static void
-sel_run_add(struct sel_table *t, size_t row, size_t col, sqlite3_stmt *st)
+sel_run_add(struct sel_table *t, size_t row, size_t col,
+    const struct db_job_sample *x)
 {
 	struct sel_run *r;
 
-	r = sel_run_new(t, sqlite3_column_int64(st, SEL_RUN), row, col);
-	if (r == NULL)
+	if ((r = sel_run_new(t, x->run, row, col)) == NULL)
 		return;
-	r->facts = sqlite3_column_type(st, SEL_FACTS) == SQLITE_NULL
-	    ? NULL
-	    : xstrdup(sel_text(st, SEL_FACTS));
-	r->asked = sqlite3_column_type(st, SEL_CMDLINE) == SQLITE_NULL
-	    ? NULL
-	    : xstrdup(sel_text(st, SEL_CMDLINE));
+	r->facts = x->facts != NULL ? xstrdup(x->facts) : NULL;
+	r->asked = x->cmdline != NULL ? xstrdup(x->cmdline) : NULL;
 }
 
 /* The label of a sample's column. */
 static char *
-sel_column(sqlite3_stmt *st, enum select_by by)
+sel_column(const struct db_job_sample *x, enum select_by by)
 {
 	if (by == SELECT_BY_KERNEL)
-		return xstrdup(sel_text(st, SEL_KERNEL));
+		return xstrdup(x->kernel);
 	if (by == SELECT_BY_MACHINE)
-		return xstrdup(sel_text(st, SEL_MACHINE));
-	return xasprintf("job %lld",
-	    (long long)sqlite3_column_int64(st, SEL_JOB));
+		return xstrdup(x->machine);
+	return xasprintf("job %lld", (long long)x->job);
 }
 
-/* Adds one selected sample to its table. */
+/* Adds one sample that counts to its table (a db_sample_cb). */
 static void
-sel_add(struct sel_gather *g, sqlite3_stmt *st, enum select_by by)
+sel_sample_cb(const struct db_job_sample *x, void *arg)
 {
-	struct sel_table *t = sel_table(g, st);
-	struct sel_cell	 *c;
-	char		 *colname = sel_column(st, by);
-	size_t		  row, col;
-	double		  v = sqlite3_column_double(st, SEL_VALUE);
+	struct sel_gather *g = arg;
+	struct sel_table  *t = sel_table(g, x);
+	struct sel_cell	  *c;
+	char		  *colname = sel_column(x, g->by);
+	size_t		   row, col;
 
-	row = sel_index(&t->rows, &t->nrows, sel_text(st, SEL_PARAMS));
+	row = sel_index(&t->rows, &t->nrows, x->params);
 	col = sel_index(&t->cols, &t->ncols, colname);
 	free(colname);
 	c = sel_cell(t, row, col);
 	c->x = xreallocarray(c->x, c->n + 1, sizeof *c->x);
-	c->x[c->n++] = v;
-	sel_boot_add(c, sel_text(st, SEL_MACHINE),
-	    sqlite3_column_int64(st, SEL_BOOT), v);
-	if (c->last_run != sqlite3_column_int64(st, SEL_RUN)) {
-		c->last_run = sqlite3_column_int64(st, SEL_RUN);
-		sel_run_add(t, row, col, st);
+	c->x[c->n++] = x->value;
+	sel_boot_add(c, x->machine, x->boot, x->value);
+	if (c->last_run != x->run) {
+		c->last_run = x->run;
+		sel_run_add(t, row, col, x);
 	}
 }
 
+/* Frees what a gathered table holds. */
 static void
 sel_table_free(struct sel_table *t)
 {
@@ -357,97 +300,45 @@ sel_table_free(struct sel_table *t)
 	free(t->label);
 }
 
-/* The selected jobs as a JSON array for json_each() (caller frees). */
-static char *
-sel_jobs_json(const struct select_query *q)
+/* The selected jobs as the db's ids (caller frees). */
+static int64_t *
+sel_jobs(const struct select_query *q)
 {
-	char  *s = xstrdup("["), *t;
-	size_t i;
+	int64_t *v = xcalloc(q->njobs + 1, sizeof *v);
+	size_t	 i;
 
-	for (i = 0; i < q->njobs; i++) {
-		t = xasprintf("%s%s%lld", s, i ? "," : "", q->jobs[i]);
-		free(s);
-		s = t;
-	}
-	t = xasprintf("%s]", s);
-	free(s);
-	return t;
+	for (i = 0; i < q->njobs; i++)
+		v[i] = q->jobs[i];
+	return v;
 }
 
-/* Counts distinct values of an expression among the jobs' runs. */
+/* The columns: kernels when there are several, else machines, else jobs. */
 static int
-sel_count(sqlite3 *sq, const char *jobs, const char *what)
+sel_auto_by(struct db *db, const int64_t *jobs, size_t njobs,
+    enum select_by *by, char **cause)
 {
-	sqlite3_stmt *st;
-	char	     *sql;
-	int	      n = 0;
+	int kernels, machines;
 
-	sql = xasprintf("SELECT COUNT(DISTINCT %s) FROM runs r JOIN kernels k "
-			"ON k.id = r.kernel WHERE r.job IN (SELECT value FROM "
-			"json_each(?1))",
-	    what);
-	if (sqlite3_prepare_v2(sq, sql, -1, &st, NULL) == SQLITE_OK) {
-		sqlite3_bind_text(st, 1, jobs, -1, SQLITE_STATIC);
-		if (sqlite3_step(st) == SQLITE_ROW)
-			n = sqlite3_column_int(st, 0);
-		sqlite3_finalize(st);
-	}
-	free(sql);
-	return n;
+	if (db_jobs_count(db, jobs, njobs, &kernels, &machines, cause) == -1)
+		return -1;
+	*by = kernels > 1  ? SELECT_BY_KERNEL
+	    : machines > 1 ? SELECT_BY_MACHINE
+			   : SELECT_BY_JOB;
+	return 0;
 }
 
-/* Kernels when there are several, else machines, else jobs. */
-static enum select_by
-sel_auto_by(sqlite3 *sq, const char *jobs)
-{
-	if (sel_count(sq, jobs, "k.name") > 1)
-		return SELECT_BY_KERNEL;
-	if (sel_count(sq, jobs, "r.machine") > 1)
-		return SELECT_BY_MACHINE;
-	return SELECT_BY_JOB;
-}
-
+/* The newest job with a sample that counts; see report/select.h. */
 long long
-select_latest_job(sqlite3 *sq)
+select_latest_job(struct db *db)
 {
-	sqlite3_stmt *st;
-	long long     id = -1;
+	char   *cause = NULL;
+	int64_t id = db_samples_latest_job(db, &cause);
 
-	if (sqlite3_prepare_v2(sq,
-		"SELECT MAX(r.job) FROM runs r WHERE "
-		"EXISTS (SELECT 1 FROM samples s WHERE s.run = r.id)",
-		-1, &st, NULL) != SQLITE_OK)
-		return -1;
-	if (sqlite3_step(st) == SQLITE_ROW &&
-	    sqlite3_column_type(st, 0) != SQLITE_NULL)
-		id = sqlite3_column_int64(st, 0);
-	sqlite3_finalize(st);
-	return id;
+	free(cause);
+	return id > 0 ? id : -1;
 }
 
-/* Runs the selection and gathers every sample. */
-static int
-sel_gather(sqlite3 *sq, const struct select_query *q, const char *jobs,
-    enum select_by by, struct sel_gather *g, char **cause)
-{
-	sqlite3_stmt *st = NULL;
-	int	      rc;
-
-	if (sqlite3_prepare_v2(sq, select_sql, -1, &st, NULL) != SQLITE_OK) {
-		*cause = xasprintf("select samples: %s", sqlite3_errmsg(sq));
-		return -1;
-	}
-	sqlite3_bind_text(st, 1, jobs, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 2, q->benchmark, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 3, q->metric, -1, SQLITE_STATIC);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
-		sel_add(g, st, by);
-	if (rc != SQLITE_DONE)
-		*cause = xasprintf("select samples: %s", sqlite3_errmsg(sq));
-	sqlite3_finalize(st);
-	return rc == SQLITE_DONE ? 0 : -1;
-}
-
+/* The value of key in canonical params; see select.h. */
 char *
 select_param(const char *params, const char *key)
 {
@@ -604,33 +495,19 @@ sel_build(const struct sel_table *g, const struct select_query *q,
 
 /* Looks up each gathered metric's label and place in the jobs. */
 static int
-sel_labels(sqlite3 *sq, const char *jobs, struct sel_gather *g, char **cause)
+sel_labels(struct db *db, const int64_t *jobs, size_t njobs,
+    struct sel_gather *g, char **cause)
 {
-	sqlite3_stmt *st;
-	size_t	      i;
-	int	      rc = SQLITE_DONE;
+	struct sel_table *t;
+	size_t		  i;
 
-	if (sqlite3_prepare_v2(sq, select_label_sql, -1, &st, NULL) !=
-	    SQLITE_OK) {
-		*cause = xasprintf("select labels: %s", sqlite3_errmsg(sq));
-		return -1;
+	for (i = 0; i < g->n; i++) {
+		t = &g->v[i];
+		if (db_metric_place(db, jobs, njobs, t->benchmark, t->metric,
+			&t->label, &t->position, cause) == -1)
+			return -1;
 	}
-	sqlite3_bind_text(st, 1, jobs, -1, SQLITE_STATIC);
-	for (i = 0; i < g->n && rc == SQLITE_DONE; i++) {
-		sqlite3_bind_text(st, 2, g->v[i].benchmark, -1, SQLITE_STATIC);
-		sqlite3_bind_text(st, 3, g->v[i].metric, -1, SQLITE_STATIC);
-		if ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-			if (sqlite3_column_type(st, 0) == SQLITE_TEXT)
-				g->v[i].label = xstrdup(sel_text(st, 0));
-			g->v[i].position = (long)sqlite3_column_int64(st, 1);
-			rc = sqlite3_step(st);
-		}
-		sqlite3_reset(st);
-	}
-	if (rc != SQLITE_DONE)
-		*cause = xasprintf("select labels: %s", sqlite3_errmsg(sq));
-	sqlite3_finalize(st);
-	return rc == SQLITE_DONE ? 0 : -1;
+	return 0;
 }
 
 /* The index of s in v, or -1. */
@@ -877,19 +754,25 @@ sel_build_all(const struct sel_gather *g, const struct select_query *q,
 	free(done);
 }
 
+/* Gathers the samples that count of q's jobs into tables; see select.h. */
 int
-select_tables(sqlite3 *sq, const struct select_query *q,
+select_tables(struct db *db, const struct select_query *q,
     struct select_result *r, char **cause)
 {
 	struct sel_gather g = { 0 };
-	char		 *jobs = sel_jobs_json(q);
+	int64_t		 *jobs = sel_jobs(q);
 	size_t		  i;
 	int		  rc = -1;
 
 	memset(r, 0, sizeof *r);
-	r->by = q->by != SELECT_BY_AUTO ? q->by : sel_auto_by(sq, jobs);
-	if (sel_gather(sq, q, jobs, r->by, &g, cause) == -1 ||
-	    sel_labels(sq, jobs, &g, cause) == -1)
+	g.by = q->by;
+	if (g.by == SELECT_BY_AUTO &&
+	    sel_auto_by(db, jobs, q->njobs, &g.by, cause) == -1)
+		goto out;
+	r->by = g.by;
+	if (db_samples_of_jobs(db, jobs, q->njobs, q->benchmark, q->metric,
+		sel_sample_cb, &g, cause) == -1 ||
+	    sel_labels(db, jobs, q->njobs, &g, cause) == -1)
 		goto out;
 	sel_build_all(&g, q, r->by, r);
 	rc = 0;
@@ -901,6 +784,7 @@ out:
 	return rc;
 }
 
+/* Frees every table of r and zeroes it. */
 void
 select_result_clear(struct select_result *r)
 {

@@ -12,9 +12,12 @@
  * parameter set, grouping metrics that share unit, direction and
  * statistic.
  *
+ * The samples are those that count (db_samples_of_jobs in db/db.h: of runs
+ * done and not superseded).
+ *
  *	struct select_query q = { .jobs = ids, .njobs = 1 };
  *	struct select_result r = { 0 };
- *	if (select_tables(db_sqlite(db), &q, &r, &cause) == 0)
+ *	if (select_tables(db, &q, &r, &cause) == 0)
  *		for (i = 0; i < r.n; i++)
  *			render_print(r.v[i].table, "amd", stdout, &cause);
  *	select_result_clear(&r);
@@ -25,7 +28,7 @@
 #include <stddef.h>
 
 struct compare_table;
-struct sqlite3;
+struct db;
 
 enum select_by {
 	SELECT_BY_AUTO, /* kernels if several, else machines, else jobs */
@@ -75,11 +78,14 @@ struct select_result {
  * Gathers the samples of q's jobs into tables (r is overwritten).  Returns
  * 0 (r->n may be 0 when nothing matches), or -1 with *cause.
  */
-int  select_tables(struct sqlite3 *, const struct select_query *q,
+int  select_tables(struct db *, const struct select_query *q,
      struct select_result *r, char **cause);
 void select_result_clear(struct select_result *);
-/* The newest job with samples, or -1 if none has any. */
-long long select_latest_job(struct sqlite3 *);
+/*
+ * The newest job with a sample that counts, or -1 if none has any (or the
+ * database cannot say).
+ */
+long long select_latest_job(struct db *);
 /* "auto", "kernel", "machine", "job". */
 const char *select_by_name(enum select_by);
 int	    select_by_parse(const char *, enum select_by *);

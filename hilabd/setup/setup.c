@@ -17,26 +17,18 @@
 #include "machines/machine.h"
 #include "machines/ssh.h"
 
-/* Logs to stderr and to the run's events. */
+/* Logs to stderr and to the run's events, printf-style. */
 void
 setup_event(struct worker_ctx *ctx, const struct db_run *r, enum db_level level,
     const char *fmt, ...)
 {
 	va_list ap;
-	char   *msg, *cause = NULL;
+	char   *msg;
 
 	va_start(ap, fmt);
 	msg = xvasprintf(fmt, ap);
 	va_end(ap);
-	if (level >= DB_WARN)
-		log_warn(worker_name(ctx), "%s", msg);
-	else
-		log_info(worker_name(ctx), "%s", msg);
-	if (db_event_add(ctx->db, r->job, r->id, worker_name(ctx), level,
-		&cause, "%s", msg) == -1) {
-		log_warn(worker_name(ctx), "%s", cause);
-		free(cause);
-	}
+	worker_event(ctx, r, level, msg);
 	free(msg);
 }
 

@@ -212,7 +212,7 @@ run_values(struct db *db, int64_t run, const char *metric, const double *x,
     size_t n)
 {
 	struct db_result res = { .run = run };
-	struct db_sample s;
+	struct db_sample s = { 0 };
 	char		*cause = NULL;
 	size_t		 i;
 

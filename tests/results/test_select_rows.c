@@ -235,7 +235,7 @@ select_job(struct fixture *f, long long job, enum select_rows rows,
 	struct select_query q = { .jobs = &job, .njobs = 1, .rows = rows };
 	char		   *cause = NULL;
 
-	if (select_tables(db_sqlite(f->db), &q, r, &cause) == -1)
+	if (select_tables(f->db, &q, r, &cause) == -1)
 		fail_msg("%s", cause);
 }
 

@@ -1,4 +1,7 @@
-/* Sample ingest: idempotent re-ingest, batches, rate, covering reads. */
+/*
+ * Sample ingest: idempotent re-ingest, batches, rate, covering reads; the
+ * samples that count.
+ */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -10,6 +13,7 @@
 
 #include <cmocka.h>
 
+#include "common/xmalloc.h"
 #include "db/db.h"
 #include "tests/lib/skip.h"
 #include "tests/unit/db/dbtest.h"
@@ -20,6 +24,7 @@ struct fixture {
 	char	  *dir;
 	char	  *path;
 	struct db *db;
+	int64_t	   job;
 	int64_t	   runs[4];
 	char	  *cause;
 };
@@ -33,7 +38,7 @@ setup(void **state)
 	f->dir = dbtest_tmpdir();
 	f->path = dbtest_path(f->dir, "hilab.db");
 	f->db = dbtest_open(f->dir, "hilab.db");
-	dbtest_fixture(f->db, "vm32", 4, f->runs);
+	f->job = dbtest_fixture(f->db, "vm32", 4, f->runs);
 	*state = f;
 	return 0;
 }
@@ -190,6 +195,60 @@ test_summary_is_covered(void **state)
 	free(plan);
 }
 
+/* Moves a run of the fixture through running to state. */
+static void
+run_to(struct fixture *f, int64_t run, enum db_state state)
+{
+	char *agent_id = xasprintf("r%lld", (long long)run);
+
+	assert_int_equal(db_run_start(f->db, run, agent_id, NULL, &f->cause),
+	    0);
+	if (state != DB_RUNNING)
+		assert_int_equal(db_run_set_state(f->db, run, state, NULL,
+				     &f->cause),
+		    0);
+	free(agent_id);
+}
+
+/* Records the run of each sample db_samples_of_jobs passes (run ids). */
+static void
+count_cb(const struct db_job_sample *x, void *arg)
+{
+	int64_t *seen = arg;
+
+	seen[seen[0] + 1] = x->run;
+	seen[0]++;
+}
+
+/*
+ * Only the samples of runs done and not superseded count: not those of a
+ * failed run, a running one or one done again as another; the job with
+ * them is the newest with a sample that counts.
+ */
+static void
+test_samples_that_count(void **state)
+{
+	struct fixture	*f = *state;
+	struct db_sample v[4];
+	int64_t		 seen[6] = { 0 };
+
+	make_samples(f, v, 4);
+	assert_int_equal(db_samples_insert(f->db, v, 4, &f->cause), 4);
+	run_to(f, f->runs[0], DB_DONE);
+	run_to(f, f->runs[1], DB_FAILED);
+	run_to(f, f->runs[2], DB_RUNNING);
+	run_to(f, f->runs[3], DB_FAILED);
+	assert_int_equal(db_run_set_retried(f->db, f->runs[3], f->runs[0],
+			     &f->cause),
+	    0);
+	assert_int_equal(db_samples_of_jobs(f->db, &f->job, 1, NULL, NULL,
+			     count_cb, seen, &f->cause),
+	    0);
+	assert_int_equal(seen[0], 1);
+	assert_int_equal(seen[1], f->runs[0]);
+	assert_int_equal(db_samples_latest_job(f->db, &f->cause), f->job);
+}
+
 int
 main(void)
 {
@@ -203,6 +262,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_big_batch, setup,
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_summary_is_covered, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_samples_that_count, setup,
 		    teardown),
 	};
 

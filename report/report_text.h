@@ -1,0 +1,21 @@
+/*
+ * The text of hilab report: one job as plain text for a mailing-list
+ * post, in the order machines, kernels, environment, results (one table
+ * per benchmark metric in a style of report/render.h, the numbers of
+ * hilab compare), notes, and the command and job file that reproduce it.
+ * Lines stay within 80 columns where the content allows it; a tab that
+ * a value brings stays (hilab report expands them).
+ */
+#ifndef HILAB_REPORT_TEXT_H
+#define HILAB_REPORT_TEXT_H
+
+#include <stdio.h>
+
+struct db;
+struct db_job;
+
+/* Prints the report of job j to fp; 0, or -1 with *cause. */
+int report_text_print(FILE *fp, struct db *, const struct db_job *j,
+    const char *style, char **cause);
+
+#endif
