@@ -12,15 +12,22 @@
 #include "common/control.h"
 #include "db/db.h"
 
+/* Prints "hilab: " and the message to stderr. */
+static void
+cli_vwarn(const char *fmt, va_list ap)
+{
+	fputs("hilab: ", stderr);
+	vfprintf(stderr, fmt, ap);
+}
+
 /* Prints "hilab: " and the message, and points at --help. */
 int
 cli_usage_error(const char *fmt, ...)
 {
 	va_list ap;
 
-	fputs("hilab: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	cli_vwarn(fmt, ap);
 	va_end(ap);
 	fputs("\n(see 'hilab --help')\n", stderr);
 	return CLI_EXIT_USAGE;
@@ -32,9 +39,8 @@ cli_error(int code, const char *fmt, ...)
 {
 	va_list ap;
 
-	fputs("hilab: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	cli_vwarn(fmt, ap);
 	va_end(ap);
 	fputc('\n', stderr);
 	return code;

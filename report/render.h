@@ -27,7 +27,12 @@ int render_pct_print(const struct compare_table *, FILE *, char **);
 int render_meansd_print(const struct compare_table *, FILE *, char **);
 int render_markdown_print(const struct compare_table *, FILE *, char **);
 int render_csv_print(const struct compare_table *, FILE *, char **);
-int render_json_print(const struct compare_table *, FILE *, char **);
+/*
+ * Prints one CSV field (RFC 4180), quoted when it holds a comma, quote or
+ * newline; NULL prints nothing.
+ */
+void render_csv_field(FILE *, const char *);
+int  render_json_print(const struct compare_table *, FILE *, char **);
 
 /* Shared by the renderers. */
 

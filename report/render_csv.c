@@ -10,8 +10,8 @@
 	"test,p,t,nu,u,ci_lo_pct,ci_hi_pct,mark,boots,boot_p\n"
 
 /* Prints one field, quoted when it holds a comma, quote or newline. */
-static void
-render_csv_text(FILE *fp, const char *s)
+void
+render_csv_field(FILE *fp, const char *s)
 {
 	if (s == NULL)
 		s = "";
@@ -75,17 +75,17 @@ render_csv_numbers(FILE *fp, const struct compare_cell *c, int is_base)
 static void
 render_csv_line(const struct compare_table *t, FILE *fp, size_t i, size_t j)
 {
-	render_csv_text(fp, t->title);
+	render_csv_field(fp, t->title);
 	fputc(',', fp);
-	render_csv_text(fp, t->metric);
+	render_csv_field(fp, t->metric);
 	fputc(',', fp);
-	render_csv_text(fp, t->unit);
+	render_csv_field(fp, t->unit);
 	fprintf(fp, ",%s,%s,",
 	    t->dir == COMPARE_LOWER_BETTER ? "lower" : "higher",
 	    compare_stat_name(t->stat));
-	render_csv_text(fp, t->rows[i].name);
+	render_csv_field(fp, t->rows[i].name);
 	fputc(',', fp);
-	render_csv_text(fp, t->columns[j]);
+	render_csv_field(fp, t->columns[j]);
 	render_csv_numbers(fp, &t->rows[i].cells[j], j == 0);
 }
 

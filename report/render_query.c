@@ -58,25 +58,6 @@ render_query_text(const struct render_value *v)
 	return s;
 }
 
-/* Writes one CSV field, quoted when it must be (RFC 4180). */
-static void
-render_query_csv_field(FILE *fp, const char *s)
-{
-	if (s == NULL)
-		return;
-	if (strpbrk(s, ",\"\r\n") == NULL) {
-		fputs(s, fp);
-		return;
-	}
-	putc('"', fp);
-	for (; *s != '\0'; s++) {
-		if (*s == '"')
-			putc('"', fp);
-		putc(*s, fp);
-	}
-	putc('"', fp);
-}
-
 /* Writes one CSV line of ncols fields. */
 static void
 render_query_csv_line(FILE *fp, char *const *fields, int ncols)
@@ -86,7 +67,7 @@ render_query_csv_line(FILE *fp, char *const *fields, int ncols)
 	for (i = 0; i < ncols; i++) {
 		if (i > 0)
 			putc(',', fp);
-		render_query_csv_field(fp, fields[i]);
+		render_csv_field(fp, fields[i]);
 	}
 	fputs("\r\n", fp);
 }
