@@ -21,6 +21,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "common/cpulist.h"
 #include "common/proto.h"
 
 #define AGENT_DEFAULT_DIR "/var/tmp/hilab"
@@ -56,18 +57,6 @@ struct run_spec {
 	uint64_t warmups;
 	uint64_t timeout_ms; /* 0 = none */
 };
-
-/* cpulist.c: a set of CPU numbers, set[i] != 0 if CPU i is in it. */
-struct cpulist {
-	unsigned char *set;
-	size_t	       n;
-};
-int    cpulist_parse(const char *, struct cpulist *);
-void   cpulist_add(struct cpulist *, size_t lo, size_t hi);
-size_t cpulist_count(const struct cpulist *);
-int    cpulist_has(const struct cpulist *, size_t cpu);
-char  *cpulist_format(const struct cpulist *);
-void   cpulist_free(struct cpulist *);
 
 /* topo.c: topology facts; each takes an unused argument, NULL if absent. */
 char *topo_online_count(const char *);

@@ -1,8 +1,8 @@
-/* Benchmark catalog: YAML files in, validated benchmarks out. */
-#include <ctype.h>
-#include <dirent.h>
-#include <errno.h>
-#include <stdarg.h>
+/*
+ * Benchmark catalog: YAML files read against key tables by the
+ * configuration engine (common/conf.h) into validated benchmarks, and the
+ * command templates a run expands.
+ */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,435 +11,281 @@
 
 #include "benchmarks/catalog.h"
 #include "benchmarks/parse.h"
+#include "common/conf.h"
 #include "common/xmalloc.h"
 
 #define CATALOG_ITERATIONS 10
-#define CATALOG_TIMEOUT	   600
+#define CATALOG_TIMEOUT	   600 /* seconds */
+#define CATALOG_ARGV	   "a list of arguments"
+/* The catalog keeps its timeouts in seconds. */
+#define CATALOG_TIMEOUT_TEXT \
+	"a duration of whole seconds from 1s to 7d such as \"90s\" or \"5m\""
 
-static const char *catalog_directions[] = { "higher", "lower" };
-static const char *catalog_statistics[] = { "amean", "hmean", "gmean",
-	"median" };
-
-/* One file being read: its path, document and the errors so far. */
-struct catalog_ctx {
-	const char	*path;
-	yaml_document_t *doc;
-	char		*errors;
-	int		 nerrors;
-};
-
-/* Names a direction. */
-const char *
-catalog_direction_name(enum catalog_direction d)
-{
-	return (catalog_directions[d]);
-}
-
-/* Names a statistic. */
-const char *
-catalog_statistic_name(enum catalog_statistic s)
-{
-	return (catalog_statistics[s]);
-}
-
-/* Appends one error line; line and col are 0-based as libyaml gives them. */
+/* One string, or a sequence of them, into *out (NULL-terminated) and *n. */
 static void
-catalog_error_at(struct catalog_ctx *ctx, size_t line, size_t col,
-    const char *fmt, ...)
-{
-	char   *msg, *all;
-	va_list ap;
-
-	va_start(ap, fmt);
-	msg = xvasprintf(fmt, ap);
-	va_end(ap);
-	all = xasprintf("%s%s%s:%zu:%zu: %s", ctx->errors ? ctx->errors : "",
-	    ctx->errors ? "\n" : "", ctx->path, line + 1, col + 1, msg);
-	free(ctx->errors);
-	free(msg);
-	ctx->errors = all;
-	ctx->nerrors++;
-}
-
-#define catalog_error(ctx, node, ...)                    \
-	catalog_error_at((ctx), (node)->start_mark.line, \
-	    (node)->start_mark.column, __VA_ARGS__)
-
-/* Returns the text of a scalar node, or NULL after an error. */
-static const char *
-catalog_scalar(struct catalog_ctx *ctx, yaml_node_t *node, const char *what)
-{
-	if (node->type != YAML_SCALAR_NODE) {
-		catalog_error(ctx, node, "\"%s\": expected a value", what);
-		return (NULL);
-	}
-	return ((const char *)node->data.scalar.value);
-}
-
-/* Copies a scalar into *out (replacing what was there). */
-static void
-catalog_string(struct catalog_ctx *ctx, yaml_node_t *node, const char *what,
-    char **out)
+catalog_parse_list(struct conf_file *f, const struct conf_key *k,
+    yaml_node_t *v, char ***out, size_t *n)
 {
 	const char *s;
 
-	if ((s = catalog_scalar(ctx, node, what)) == NULL)
+	if (v->type != YAML_SCALAR_NODE)
+		conf_parse_strv(f, k, v, out);
+	else if ((s = conf_scalar(f, k, v, k->expect)) == NULL)
 		return;
-	free(*out);
-	*out = xstrdup(s);
+	else if (*s == '\0' && !(k->flags & CONF_EMPTY_OK))
+		conf_expect(f, k, v, k->expect);
+	else {
+		conf_strv_free(*out);
+		*out = xcalloc(2, sizeof(**out));
+		(*out)[0] = xstrdup(s);
+	}
+	*n = conf_strv_len(*out);
 }
 
-/* Reads a count or a number of seconds: digits only, at most 1e9. */
+/* A param's "axis": the values a sweep goes through. */
 static void
-catalog_uint(struct catalog_ctx *ctx, yaml_node_t *node, const char *what,
-    unsigned *out)
+catalog_parse_axis(struct conf_file *f, const struct conf_key *k,
+    yaml_node_t *v, void *dst)
 {
-	const char   *s;
-	char	     *end;
-	unsigned long v;
+	struct catalog_param *prm = dst;
 
-	if ((s = catalog_scalar(ctx, node, what)) == NULL)
-		return;
-	errno = 0;
-	v = strtoul(s, &end, 10);
-	if (!isdigit((unsigned char)*s) || *end != '\0' || errno != 0 ||
-	    v > 1000000000UL) {
-		catalog_error(ctx, node,
-		    "\"%s\": \"%s\" is not a whole "
-		    "number",
-		    what, s);
-		return;
-	}
-	*out = (unsigned)v;
+	catalog_parse_list(f, k, v, &prm->axis, &prm->naxis);
 }
 
-/* Reads a sequence of scalars (or one scalar) into a string array. */
+/* A param's "description": for readers of the file, checked and dropped. */
 static void
-catalog_list(struct catalog_ctx *ctx, yaml_node_t *node, const char *what,
-    char ***out, size_t *n)
+catalog_parse_note(struct conf_file *f, const struct conf_key *k,
+    yaml_node_t *v, void *dst)
 {
-	yaml_node_item_t *it;
-	yaml_node_t	 *item;
-	const char	 *s;
-
-	if (node->type == YAML_SCALAR_NODE) {
-		*out = xreallocarray(*out, *n + 1, sizeof **out);
-		(*out)[(*n)++] = xstrdup((const char *)node->data.scalar.value);
-		return;
-	}
-	if (node->type != YAML_SEQUENCE_NODE) {
-		catalog_error(ctx, node, "\"%s\": expected a list", what);
-		return;
-	}
-	for (it = node->data.sequence.items.start;
-	     it < node->data.sequence.items.top; it++) {
-		item = yaml_document_get_node(ctx->doc, *it);
-		if ((s = catalog_scalar(ctx, item, what)) == NULL)
-			continue;
-		*out = xreallocarray(*out, *n + 1, sizeof **out);
-		(*out)[(*n)++] = xstrdup(s);
-	}
+	(void)conf_scalar(f, k, v, "a string");
 }
 
-/* Checks that node is a mapping. */
-static int
-catalog_is_map(struct catalog_ctx *ctx, yaml_node_t *node, const char *what)
-{
-	if (node->type == YAML_MAPPING_NODE)
-		return (1);
-	catalog_error(ctx, node, "\"%s\": expected a mapping", what);
-	return (0);
-}
+#define PRM(f) offsetof(struct catalog_param, f)
 
-/* Returns the value of key in a mapping node, or NULL. */
-static yaml_node_t *
-catalog_map_get(struct catalog_ctx *ctx, yaml_node_t *map, const char *key)
-{
-	yaml_node_pair_t *p;
-	yaml_node_t	 *k;
-
-	for (p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top;
-	     p++) {
-		k = yaml_document_get_node(ctx->doc, p->key);
-		if (k->type == YAML_SCALAR_NODE &&
-		    strcmp((const char *)k->data.scalar.value, key) == 0)
-			return (yaml_document_get_node(ctx->doc, p->value));
-	}
-	return (NULL);
-}
-
-/* Finds a word in a table of names; returns its index or -1. */
-static int
-catalog_word(const char *s, const char **names, int n)
-{
-	int i;
-
-	for (i = 0; i < n; i++) {
-		if (strcmp(s, names[i]) == 0)
-			return (i);
-	}
-	return (-1);
-}
-
-/* Reads one metric: {name, unit, direction, statistic, label}. */
-static void
-catalog_metric(struct catalog_ctx *ctx, yaml_node_t *node,
-    struct catalog_metric *m)
-{
-	yaml_node_pair_t *p;
-	yaml_node_t	 *k, *v;
-	const char	 *key, *s;
-	int		  w, have = 0;
-
-	memset(m, 0, sizeof *m);
-	if (!catalog_is_map(ctx, node, "metrics"))
-		return;
-	for (p = node->data.mapping.pairs.start;
-	     p < node->data.mapping.pairs.top; p++) {
-		k = yaml_document_get_node(ctx->doc, p->key);
-		v = yaml_document_get_node(ctx->doc, p->value);
-		if ((key = catalog_scalar(ctx, k, "metrics")) == NULL)
-			continue;
-		if (strcmp(key, "name") == 0)
-			catalog_string(ctx, v, key, &m->name);
-		else if (strcmp(key, "unit") == 0)
-			catalog_string(ctx, v, key, &m->unit);
-		else if (strcmp(key, "label") == 0)
-			catalog_string(ctx, v, key, &m->label);
-		else if (strcmp(key, "direction") == 0 ||
-		    strcmp(key, "statistic") == 0) {
-			have |= key[0] == 'd' ? 1 : 2;
-			if ((s = catalog_scalar(ctx, v, key)) == NULL)
-				continue;
-			w = key[0] == 'd'
-			    ? catalog_word(s, catalog_directions, 2)
-			    : catalog_word(s, catalog_statistics, 4);
-			if (w < 0) {
-				catalog_error(ctx, v,
-				    "\"%s\": unknown value "
-				    "\"%s\"",
-				    key, s);
-				continue;
-			}
-			if (key[0] == 'd')
-				m->direction = (enum catalog_direction)w;
-			else
-				m->statistic = (enum catalog_statistic)w;
-		} else
-			catalog_error(ctx, k, "unknown key \"%s\"", key);
-	}
-	if (m->name == NULL)
-		catalog_error(ctx, node, "metric: missing \"name\"");
-	if (m->unit == NULL)
-		m->unit = xstrdup("");
-	if (!(have & 1))
-		catalog_error(ctx, node, "metric \"%s\": missing \"direction\"",
-		    m->name ? m->name : "");
-}
-
-/* Reads the metrics list. */
-static void
-catalog_metrics(struct catalog_ctx *ctx, yaml_node_t *node,
-    struct catalog_benchmark *b)
-{
-	yaml_node_item_t *it;
-
-	if (node->type != YAML_SEQUENCE_NODE) {
-		catalog_error(ctx, node, "\"metrics\": expected a list");
-		return;
-	}
-	for (it = node->data.sequence.items.start;
-	     it < node->data.sequence.items.top; it++) {
-		b->metrics = xreallocarray(b->metrics, b->nmetrics + 1,
-		    sizeof *b->metrics);
-		catalog_metric(ctx, yaml_document_get_node(ctx->doc, *it),
-		    &b->metrics[b->nmetrics++]);
-	}
-}
-
-/* Reads one parameter: a value (the default) or {default, axis}. */
-static void
-catalog_param(struct catalog_ctx *ctx, yaml_node_t *node,
-    struct catalog_param *prm)
-{
-	yaml_node_pair_t *p;
-	yaml_node_t	 *k, *v;
-	const char	 *key;
-
-	if (node->type == YAML_SCALAR_NODE) {
-		catalog_string(ctx, node, prm->name, &prm->def);
-		return;
-	}
-	if (!catalog_is_map(ctx, node, prm->name))
-		return;
-	for (p = node->data.mapping.pairs.start;
-	     p < node->data.mapping.pairs.top; p++) {
-		k = yaml_document_get_node(ctx->doc, p->key);
-		v = yaml_document_get_node(ctx->doc, p->value);
-		if ((key = catalog_scalar(ctx, k, prm->name)) == NULL)
-			continue;
-		if (strcmp(key, "default") == 0)
-			catalog_string(ctx, v, key, &prm->def);
-		else if (strcmp(key, "axis") == 0)
-			catalog_list(ctx, v, key, &prm->axis, &prm->naxis);
-		else if (strcmp(key, "description") != 0)
-			catalog_error(ctx, k,
-			    "param \"%s\": unknown key "
-			    "\"%s\"",
-			    prm->name, key);
-	}
-}
-
-/* Reads the params mapping: name -> param. */
-static void
-catalog_params(struct catalog_ctx *ctx, yaml_node_t *node,
-    struct catalog_benchmark *b)
-{
-	yaml_node_pair_t     *p;
-	yaml_node_t	     *k;
-	struct catalog_param *prm;
-	const char	     *name;
-
-	if (!catalog_is_map(ctx, node, "params"))
-		return;
-	for (p = node->data.mapping.pairs.start;
-	     p < node->data.mapping.pairs.top; p++) {
-		k = yaml_document_get_node(ctx->doc, p->key);
-		if ((name = catalog_scalar(ctx, k, "params")) == NULL)
-			continue;
-		if (catalog_param_find(b, name) != NULL) {
-			catalog_error(ctx, k, "param \"%s\": defined twice",
-			    name);
-			continue;
-		}
-		b->params =
-		    xreallocarray(b->params, b->nparams + 1, sizeof *b->params);
-		prm = &b->params[b->nparams++];
-		memset(prm, 0, sizeof *prm);
-		prm->name = xstrdup(name);
-		catalog_param(ctx, yaml_document_get_node(ctx->doc, p->value),
-		    prm);
-	}
-}
-
-/* Reads install: a package name, or {package} or {source, build}. */
-static void
-catalog_install(struct catalog_ctx *ctx, yaml_node_t *node,
-    struct catalog_install *in)
-{
-	yaml_node_pair_t *p;
-	yaml_node_t	 *k, *v;
-	const char	 *key;
-
-	if (node->type == YAML_SCALAR_NODE) {
-		catalog_string(ctx, node, "install", &in->package);
-		return;
-	}
-	if (!catalog_is_map(ctx, node, "install"))
-		return;
-	for (p = node->data.mapping.pairs.start;
-	     p < node->data.mapping.pairs.top; p++) {
-		k = yaml_document_get_node(ctx->doc, p->key);
-		v = yaml_document_get_node(ctx->doc, p->value);
-		if ((key = catalog_scalar(ctx, k, "install")) == NULL)
-			continue;
-		if (strcmp(key, "package") == 0)
-			catalog_string(ctx, v, key, &in->package);
-		else if (strcmp(key, "source") == 0)
-			catalog_string(ctx, v, key, &in->source);
-		else if (strcmp(key, "build") == 0)
-			catalog_list(ctx, v, key, &in->build, &in->nbuild);
-		else
-			catalog_error(ctx, k, "install: unknown key \"%s\"",
-			    key);
-	}
-	if ((in->package == NULL) == (in->source == NULL))
-		catalog_error(ctx, node,
-		    "install: give either \"package\" or "
-		    "\"source\"");
-}
+static const struct conf_key catalog_param_keys[] = {
+	{ .name = "default",
+	    .parse = conf_parse_str,
+	    .off = PRM(def),
+	    .flags = CONF_EMPTY_OK },
+	{ .name = "axis",
+	    .parse = catalog_parse_axis,
+	    .flags = CONF_EMPTY_OK,
+	    .expect = "a value or a list of values" },
+	{ .name = "description", .parse = catalog_parse_note },
+	{ .name = NULL },
+};
 
 /*
- * Reads server: an argv list, or {command: [argv], port: N} where port is
- * the TCP port the server listens on once it is ready.
+ * Reads one parameter: a value (its default), nothing (no default: a job
+ * must give it) or {default, axis, description}.
  */
 static void
-catalog_server(struct catalog_ctx *ctx, yaml_node_t *node,
-    struct catalog_server *sv)
+catalog_param(struct conf_file *f, yaml_node_t *key, yaml_node_t *v, void *arg)
 {
-	yaml_node_pair_t *p;
-	yaml_node_t	 *k, *v;
-	const char	 *key;
+	struct catalog_benchmark *b = arg;
+	struct catalog_param	 *prm;
+	struct conf_key		  k = { .flags = CONF_EMPTY_OK };
 
-	if (node->type == YAML_SEQUENCE_NODE) {
-		catalog_list(ctx, node, "server", &sv->command, &sv->ncommand);
-		return;
-	}
-	if (!catalog_is_map(ctx, node, "server"))
-		return;
-	for (p = node->data.mapping.pairs.start;
-	     p < node->data.mapping.pairs.top; p++) {
-		k = yaml_document_get_node(ctx->doc, p->key);
-		v = yaml_document_get_node(ctx->doc, p->value);
-		if ((key = catalog_scalar(ctx, k, "server")) == NULL)
-			continue;
-		if (strcmp(key, "command") == 0 &&
-		    v->type == YAML_SEQUENCE_NODE)
-			catalog_list(ctx, v, key, &sv->command, &sv->ncommand);
-		else if (strcmp(key, "command") == 0)
-			catalog_error(ctx, v,
-			    "server: \"command\": expected a "
-			    "list of arguments");
-		else if (strcmp(key, "port") == 0)
-			catalog_uint(ctx, v, key, &sv->port);
-		else
-			catalog_error(ctx, k, "server: unknown key \"%s\"",
-			    key);
-	}
-	if (sv->port > 65535)
-		catalog_error(ctx, node,
-		    "server: \"port\": %u is not a TCP "
-		    "port",
-		    sv->port);
+	k.name = (const char *)key->data.scalar.value;
+	b->params =
+	    xreallocarray(b->params, b->nparams + 1, sizeof(*b->params));
+	prm = &b->params[b->nparams++];
+	memset(prm, 0, sizeof(*prm));
+	prm->name = xstrdup(k.name);
+	if (v->type == YAML_MAPPING_NODE)
+		conf_mapping(f, v, catalog_param_keys, prm, prm->name);
+	else if (v->type == YAML_SCALAR_NODE && !conf_is_null(v))
+		conf_parse_str(f, &k, v, &prm->def);
+	else if (!conf_is_null(v))
+		conf_expect(f, &k, v, "a default value or a mapping");
 }
 
-/* Reads one top-level key of a benchmark file. */
+/* "params": a mapping of names to a default or {default, axis}. */
 static void
-catalog_key(struct catalog_ctx *ctx, const char *key, yaml_node_t *k,
-    yaml_node_t *v, struct catalog_benchmark *b)
+catalog_parse_params(struct conf_file *f, const struct conf_key *k,
+    yaml_node_t *v, void *dst)
 {
-	if (strcmp(key, "name") == 0)
-		catalog_string(ctx, v, key, &b->name);
-	else if (strcmp(key, "description") == 0)
-		catalog_string(ctx, v, key, &b->description);
-	else if (strcmp(key, "command") == 0) {
-		if (v->type == YAML_SEQUENCE_NODE)
-			catalog_list(ctx, v, key, &b->command, &b->ncommand);
-		else
-			catalog_error(ctx, v,
-			    "\"command\": expected a list "
-			    "of arguments");
-	} else if (strcmp(key, "params") == 0)
-		catalog_params(ctx, v, b);
-	else if (strcmp(key, "iterations") == 0)
-		catalog_uint(ctx, v, key, &b->iterations);
-	else if (strcmp(key, "warmups") == 0)
-		catalog_uint(ctx, v, key, &b->warmups);
-	else if (strcmp(key, "timeout") == 0)
-		catalog_uint(ctx, v, key, &b->timeout);
-	else if (strcmp(key, "install") == 0)
-		catalog_install(ctx, v, &b->install);
-	else if (strcmp(key, "server") == 0)
-		catalog_server(ctx, v, &b->server);
-	else if (strcmp(key, "parser") == 0)
-		catalog_string(ctx, v, key, &b->parser);
-	else if (strcmp(key, "parser_args") == 0)
-		catalog_string(ctx, v, key, &b->parser_args);
-	else if (strcmp(key, "metrics") == 0)
-		catalog_metrics(ctx, v, b);
-	else
-		catalog_error(ctx, k, "unknown key \"%s\"", key);
+	if (v->type != YAML_MAPPING_NODE) {
+		conf_expect(f, k, v, "a mapping");
+		return;
+	}
+	conf_pairs(f, v, catalog_param, dst);
 }
+
+/* An install's "build": shell commands run in the unpacked tree. */
+static void
+catalog_parse_build(struct conf_file *f, const struct conf_key *k,
+    yaml_node_t *v, void *dst)
+{
+	struct catalog_install *in = dst;
+
+	catalog_parse_list(f, k, v, &in->build, &in->nbuild);
+}
+
+#define INS(f) offsetof(struct catalog_install, f)
+
+static const struct conf_key catalog_install_keys[] = {
+	{ .name = "package", .parse = conf_parse_str, .off = INS(package) },
+	{ .name = "source", .parse = conf_parse_str, .off = INS(source) },
+	{ .name = "build",
+	    .parse = catalog_parse_build,
+	    .expect = "a command or a list of commands" },
+	{ .name = NULL },
+};
+
+/* "install": a package name, or {package} or {source, build}. */
+static void
+catalog_parse_install(struct conf_file *f, const struct conf_key *k,
+    yaml_node_t *v, void *dst)
+{
+	struct catalog_install *in = dst;
+
+	if (v->type == YAML_SCALAR_NODE) {
+		conf_parse_str(f, k, v, &in->package);
+		return;
+	}
+	if (v->type != YAML_MAPPING_NODE) {
+		conf_expect(f, k, v, "a package name or a mapping");
+		return;
+	}
+	conf_mapping(f, v, catalog_install_keys, in, k->name);
+	if ((in->package == NULL) == (in->source == NULL))
+		conf_error(f, v,
+		    "install: give either \"package\" or \"source\"");
+}
+
+/* A server's "command": its argv template. */
+static void
+catalog_parse_server_command(struct conf_file *f, const struct conf_key *k,
+    yaml_node_t *v, void *dst)
+{
+	struct catalog_server *sv = dst;
+
+	conf_parse_strv(f, k, v, &sv->command);
+	sv->ncommand = conf_strv_len(sv->command);
+}
+
+#define SRV(f) offsetof(struct catalog_server, f)
+
+static const struct conf_key catalog_server_keys[] = {
+	{ .name = "command",
+	    .parse = catalog_parse_server_command,
+	    .flags = CONF_REQUIRED | CONF_EMPTY_OK,
+	    .expect = CATALOG_ARGV },
+	{ .name = "port",
+	    .parse = conf_parse_int,
+	    .off = SRV(port),
+	    .min = 0,
+	    .max = 65535 },
+	{ .name = NULL },
+};
+
+/*
+ * "server": an argv list, or {command: [argv], port: N} where port is the
+ * TCP port the server listens on once it is ready.
+ */
+static void
+catalog_parse_server(struct conf_file *f, const struct conf_key *k,
+    yaml_node_t *v, void *dst)
+{
+	struct conf_key cmd = *k;
+
+	if (v->type == YAML_MAPPING_NODE)
+		conf_mapping(f, v, catalog_server_keys, dst, k->name);
+	else if (v->type == YAML_SEQUENCE_NODE) {
+		cmd.flags = CONF_EMPTY_OK;
+		cmd.expect = CATALOG_ARGV;
+		catalog_parse_server_command(f, &cmd, v, dst);
+	} else
+		conf_expect(f, k, v, "a list of arguments or a mapping");
+}
+
+/* The benchmark's "command": its argv template. */
+static void
+catalog_parse_command(struct conf_file *f, const struct conf_key *k,
+    yaml_node_t *v, void *dst)
+{
+	struct catalog_benchmark *b = dst;
+
+	conf_parse_strv(f, k, v, &b->command);
+	b->ncommand = conf_strv_len(b->command);
+}
+
+/* "timeout": a duration in [k->min, k->max], kept in whole seconds. */
+static void
+catalog_parse_timeout(struct conf_file *f, const struct conf_key *k,
+    yaml_node_t *v, void *dst)
+{
+	size_t nerrs = f->ld->nerrs;
+	int    ms = 0;
+
+	conf_parse_duration(f, k, v, &ms);
+	if (f->ld->nerrs != nerrs)
+		return;
+	if (ms % 1000 != 0)
+		conf_expect(f, k, v, k->expect);
+	else
+		*(unsigned *)dst = (unsigned)(ms / 1000);
+}
+
+/* A benchmark's "metrics". */
+static void
+catalog_parse_metrics(struct conf_file *f, const struct conf_key *k,
+    yaml_node_t *v, void *dst)
+{
+	struct catalog_benchmark *b = dst;
+
+	catalog_read_metrics(f, k, v, false, &b->metrics, &b->nmetrics);
+}
+
+#define CB(f) offsetof(struct catalog_benchmark, f)
+
+static const struct conf_key catalog_keys[] = {
+	{ .name = "name",
+	    .parse = conf_parse_str,
+	    .off = CB(name),
+	    .flags = CONF_REQUIRED },
+	{ .name = "description",
+	    .parse = conf_parse_str,
+	    .off = CB(description) },
+	{ .name = "command",
+	    .parse = catalog_parse_command,
+	    .flags = CONF_REQUIRED | CONF_EMPTY_OK,
+	    .expect = CATALOG_ARGV },
+	{ .name = "params", .parse = catalog_parse_params },
+	{ .name = "iterations",
+	    .parse = conf_parse_int,
+	    .off = CB(iterations),
+	    .min = 1,
+	    .max = CATALOG_MAX_COUNT },
+	{ .name = "warmups",
+	    .parse = conf_parse_int,
+	    .off = CB(warmups),
+	    .min = 0,
+	    .max = CATALOG_MAX_COUNT },
+	{ .name = "timeout",
+	    .parse = catalog_parse_timeout,
+	    .off = CB(timeout),
+	    .min = 1000,
+	    .max = CATALOG_MAX_TIMEOUT_MS,
+	    .expect = CATALOG_TIMEOUT_TEXT },
+	{ .name = "install",
+	    .parse = catalog_parse_install,
+	    .off = CB(install),
+	    .flags = CONF_REQUIRED },
+	{ .name = "server", .parse = catalog_parse_server, .off = CB(server) },
+	{ .name = "parser",
+	    .parse = conf_parse_str,
+	    .off = CB(parser),
+	    .flags = CONF_REQUIRED },
+	{ .name = "parser_args",
+	    .parse = conf_parse_str,
+	    .off = CB(parser_args) },
+	{ .name = "metrics",
+	    .parse = catalog_parse_metrics,
+	    .flags = CONF_REQUIRED },
+	{ .name = NULL },
+};
 
 /*
  * Scans the placeholders of one template argument. With values, builds
@@ -498,7 +344,7 @@ bad:
 
 /* What a template check needs to report an undeclared placeholder. */
 struct catalog_check {
-	struct catalog_ctx	       *ctx;
+	struct conf_file	       *f;
 	yaml_node_t		       *node;
 	const struct catalog_benchmark *b;
 };
@@ -510,118 +356,46 @@ catalog_check_cb(void *arg, const char *name)
 	struct catalog_check *ck = arg;
 
 	if (catalog_param_find(ck->b, name) == NULL)
-		catalog_error(ck->ctx, ck->node,
-		    "command: unknown placeholder "
-		    "\"{%s}\"",
-		    name);
+		conf_error(ck->f, ck->node,
+		    "command: unknown placeholder \"{%s}\"", name);
 	return ("");
 }
 
-/* Checks the placeholders of an argv template against the params. */
+/* Checks the placeholders of an argv template read from sequence seq. */
 static void
-catalog_check_command(struct catalog_ctx *ctx, yaml_node_t *cmd,
-    const struct catalog_benchmark *b, char **argv, size_t argc)
+catalog_check_command(struct conf_file *f, yaml_node_t *seq,
+    const struct catalog_benchmark *b, char **argv)
 {
-	struct catalog_check ck = { ctx, cmd, b };
-	yaml_node_item_t    *it;
-	size_t		     i = 0;
+	struct catalog_check ck = { f, NULL, b };
+	size_t		     i;
 
-	for (it = cmd->data.sequence.items.start;
-	     it < cmd->data.sequence.items.top && i < argc; it++, i++) {
-		ck.node = yaml_document_get_node(ctx->doc, *it);
+	for (i = 0; argv[i] != NULL && i < conf_seq_len(seq); i++) {
+		ck.node = conf_seq_item(f, seq, i);
 		if (catalog_template(argv[i], NULL, catalog_check_cb, &ck) != 0)
-			catalog_error(ctx, ck.node,
-			    "command: lone brace in "
-			    "\"%s\" (write {{ or }} for a brace)",
+			conf_error(f, ck.node,
+			    "command: lone brace in \"%s\" (write {{ or }} "
+			    "for a brace)",
 			    argv[i]);
 	}
 }
 
-/* Checks the server's command: given, and placeholders known. */
+/* Checks the templates and the parser once every key is read. */
 static void
-catalog_check_server(struct catalog_ctx *ctx, yaml_node_t *server,
+catalog_check(struct conf_file *f, yaml_node_t *root,
     const struct catalog_benchmark *b)
 {
-	yaml_node_t *cmd = server;
+	yaml_node_t *server = conf_map_value(f, root, "server");
 
-	if (server->type == YAML_MAPPING_NODE)
-		cmd = catalog_map_get(ctx, server, "command");
-	if (b->server.ncommand == 0) {
-		catalog_error(ctx, server, "server: \"command\": empty");
-		return;
-	}
-	if (cmd != NULL && cmd->type == YAML_SEQUENCE_NODE)
-		catalog_check_command(ctx, cmd, b, b->server.command,
-		    b->server.ncommand);
-}
-
-static const char *catalog_required[] = { "name", "command", "install",
-	"parser", "metrics" };
-#define CATALOG_NREQUIRED (sizeof catalog_required / sizeof catalog_required[0])
-
-/* Checks what a whole file must have once every key is read. */
-static void
-catalog_check(struct catalog_ctx *ctx, yaml_node_t *root, yaml_node_t *cmd,
-    yaml_node_t *parser, const int *seen, const struct catalog_benchmark *b)
-{
-	size_t i;
-
-	for (i = 0; i < CATALOG_NREQUIRED; i++) {
-		if (!seen[i])
-			catalog_error(ctx, root, "missing \"%s\"",
-			    catalog_required[i]);
-	}
-	if (cmd != NULL && cmd->type == YAML_SEQUENCE_NODE)
-		catalog_check_command(ctx, cmd, b, b->command, b->ncommand);
+	if (b->command != NULL)
+		catalog_check_command(f, conf_map_value(f, root, "command"), b,
+		    b->command);
+	if (server != NULL && server->type == YAML_MAPPING_NODE)
+		server = conf_map_value(f, server, "command");
+	if (b->server.command != NULL && server != NULL)
+		catalog_check_command(f, server, b, b->server.command);
 	if (b->parser != NULL && parse_find(b->parser) == NULL)
-		catalog_error(ctx, parser, "parser \"%s\": unknown parser",
-		    b->parser);
-	if (seen[1] && b->ncommand == 0)
-		catalog_error(ctx, cmd, "\"command\": empty");
-	if (seen[4] && b->nmetrics == 0)
-		catalog_error(ctx, root, "\"metrics\": empty");
-	if (b->iterations == 0)
-		catalog_error(ctx, root, "\"iterations\": must be at least 1");
-}
-
-/* Reads the document root into b. */
-static void
-catalog_root(struct catalog_ctx *ctx, yaml_node_t *root,
-    struct catalog_benchmark *b)
-{
-	yaml_node_pair_t *p;
-	yaml_node_t	 *k, *v, *cmd = NULL, *parser = NULL, *server = NULL;
-	const char	 *key;
-	int		  seen[CATALOG_NREQUIRED] = { 0 };
-	size_t		  i;
-
-	b->iterations = CATALOG_ITERATIONS;
-	b->timeout = CATALOG_TIMEOUT;
-	if (root == NULL) {
-		catalog_error_at(ctx, 0, 0, "empty file");
-		return;
-	}
-	if (!catalog_is_map(ctx, root, "benchmark"))
-		return;
-	for (p = root->data.mapping.pairs.start;
-	     p < root->data.mapping.pairs.top; p++) {
-		k = yaml_document_get_node(ctx->doc, p->key);
-		v = yaml_document_get_node(ctx->doc, p->value);
-		if ((key = catalog_scalar(ctx, k, "benchmark")) == NULL)
-			continue;
-		for (i = 0; i < CATALOG_NREQUIRED; i++)
-			seen[i] |= strcmp(key, catalog_required[i]) == 0;
-		if (strcmp(key, "command") == 0)
-			cmd = v;
-		else if (strcmp(key, "parser") == 0)
-			parser = v;
-		else if (strcmp(key, "server") == 0)
-			server = v;
-		catalog_key(ctx, key, k, v, b);
-	}
-	catalog_check(ctx, root, cmd, parser, seen, b);
-	if (server != NULL && server->type != YAML_SCALAR_NODE)
-		catalog_check_server(ctx, server, b);
+		conf_error_key(f, root, "parser",
+		    "parser \"%s\": unknown parser", b->parser);
 }
 
 /* Frees what one benchmark holds. */
@@ -633,116 +407,73 @@ catalog_benchmark_clear(struct catalog_benchmark *b)
 	free(b->name);
 	free(b->description);
 	free(b->path);
-	catalog_argv_free(b->command);
+	conf_strv_free(b->command);
 	for (i = 0; i < b->nparams; i++) {
 		free(b->params[i].name);
 		free(b->params[i].def);
-		catalog_argv_free(b->params[i].axis);
+		conf_strv_free(b->params[i].axis);
 	}
 	free(b->params);
 	free(b->install.package);
 	free(b->install.source);
-	catalog_argv_free(b->install.build);
-	catalog_argv_free(b->server.command);
+	conf_strv_free(b->install.build);
+	conf_strv_free(b->server.command);
 	free(b->parser);
 	free(b->parser_args);
-	for (i = 0; i < b->nmetrics; i++) {
-		free(b->metrics[i].name);
-		free(b->metrics[i].unit);
-		free(b->metrics[i].label);
-	}
-	free(b->metrics);
+	catalog_metrics_free(b->metrics, b->nmetrics);
 	memset(b, 0, sizeof *b);
 }
 
-/* Ends each string array with NULL so it can serve as an argv. */
+/*
+ * Adds the benchmark of a file read without errors (since nerrs) to cat,
+ * unless an earlier file has its name.
+ */
 static void
-catalog_terminate(struct catalog_benchmark *b)
-{
-	size_t i;
-
-	b->command = xreallocarray(b->command, b->ncommand + 1, sizeof(char *));
-	b->command[b->ncommand] = NULL;
-	b->install.build = xreallocarray(b->install.build,
-	    b->install.nbuild + 1, sizeof(char *));
-	b->install.build[b->install.nbuild] = NULL;
-	if (b->server.command != NULL) {
-		b->server.command = xreallocarray(b->server.command,
-		    b->server.ncommand + 1, sizeof(char *));
-		b->server.command[b->server.ncommand] = NULL;
-	}
-	for (i = 0; i < b->nparams; i++) {
-		b->params[i].axis = xreallocarray(b->params[i].axis,
-		    b->params[i].naxis + 1, sizeof(char *));
-		b->params[i].axis[b->params[i].naxis] = NULL;
-	}
-}
-
-/* Parses one file into b; returns the number of errors added to ctx. */
-static int
-catalog_read(struct catalog_ctx *ctx, FILE *f, struct catalog_benchmark *b)
-{
-	yaml_parser_t	parser;
-	yaml_document_t doc;
-	int		before = ctx->nerrors;
-
-	yaml_parser_initialize(&parser);
-	yaml_parser_set_input_file(&parser, f);
-	if (!yaml_parser_load(&parser, &doc)) {
-		catalog_error_at(ctx, parser.problem_mark.line,
-		    parser.problem_mark.column, "%s",
-		    parser.problem ? parser.problem : "yaml error");
-		yaml_parser_delete(&parser);
-		return (ctx->nerrors - before);
-	}
-	ctx->doc = &doc;
-	catalog_root(ctx, yaml_document_get_root_node(&doc), b);
-	catalog_terminate(b);
-	yaml_document_delete(&doc);
-	yaml_parser_delete(&parser);
-	return (ctx->nerrors - before);
-}
-
-/* Adds the benchmark of one file to cat; errors go to ctx. */
-static void
-catalog_add_file(struct catalog *cat, struct catalog_ctx *ctx, const char *path)
+catalog_add(struct conf_file *f, struct catalog *cat,
+    struct catalog_benchmark *b, size_t nerrs)
 {
 	const struct catalog_benchmark *first;
-	struct catalog_benchmark	b;
-	FILE			       *f;
 
-	memset(&b, 0, sizeof b);
-	ctx->path = path;
-	if ((f = fopen(path, "r")) == NULL) {
-		catalog_error_at(ctx, 0, 0, "%s", strerror(errno));
+	if (f->ld->nerrs != nerrs) {
+		catalog_benchmark_clear(b);
 		return;
 	}
-	if (catalog_read(ctx, f, &b) != 0) {
-		catalog_benchmark_clear(&b);
-		fclose(f);
+	if ((first = catalog_find(cat, b->name)) != NULL) {
+		conf_error_at(f, 0, 0,
+		    "benchmark \"%s\": already defined in %s", b->name,
+		    first->path);
+		catalog_benchmark_clear(b);
 		return;
 	}
-	fclose(f);
-	if ((first = catalog_find(cat, b.name)) != NULL) {
-		catalog_error_at(ctx, 0, 0,
-		    "benchmark \"%s\": already "
-		    "defined in %s",
-		    b.name, first->path);
-		catalog_benchmark_clear(&b);
-		return;
-	}
-	b.path = xstrdup(path);
+	b->path = xstrdup(f->path);
 	cat->v = xreallocarray(cat->v, cat->n + 1, sizeof *cat->v);
-	cat->v[cat->n++] = b;
+	cat->v[cat->n++] = *b;
 }
 
-/* Hands back the catalog, or NULL and the errors. */
-static struct catalog *
-catalog_finish(struct catalog *cat, struct catalog_ctx *ctx, char **cause)
+/* Reads the document root, one benchmark, into the catalog. */
+static void
+catalog_root(struct conf_file *f, yaml_node_t *root)
 {
-	if (ctx->nerrors == 0)
+	struct catalog_benchmark b = { .iterations = CATALOG_ITERATIONS,
+		.timeout = CATALOG_TIMEOUT };
+	size_t			 nerrs = f->ld->nerrs;
+
+	if ((root = conf_root_map(f, root)) == NULL)
+		return;
+	conf_mapping(f, root, catalog_keys, &b, NULL);
+	catalog_check(f, root, &b);
+	catalog_add(f, f->arg, &b, nerrs);
+}
+
+static const struct conf_kind catalog_kind = { "benchmark", catalog_root };
+
+/* Hands back the catalog, or NULL and every error. */
+static struct catalog *
+catalog_finish(struct conf_loader *ld, struct catalog *cat, char **cause)
+{
+	*cause = NULL;
+	if (conf_finish(ld, cause) == 0)
 		return (cat);
-	*cause = ctx->errors;
 	catalog_free(cat);
 	return (NULL);
 }
@@ -751,49 +482,22 @@ catalog_finish(struct catalog *cat, struct catalog_ctx *ctx, char **cause)
 struct catalog *
 catalog_load_file(const char *path, char **cause)
 {
-	struct catalog_ctx ctx;
+	struct conf_loader ld = { 0 };
 	struct catalog	  *cat = xcalloc(1, sizeof *cat);
 
-	memset(&ctx, 0, sizeof ctx);
-	catalog_add_file(cat, &ctx, path);
-	return (catalog_finish(cat, &ctx, cause));
-}
-
-/* Keeps the names ending in ".yaml" for scandir(). */
-static int
-catalog_yaml_filter(const struct dirent *d)
-{
-	size_t l = strlen(d->d_name);
-
-	return (d->d_name[0] != '.' && l > 5 &&
-	    strcmp(d->d_name + l - 5, ".yaml") == 0);
+	conf_load_file(&ld, path, &catalog_kind, cat);
+	return (catalog_finish(&ld, cat, cause));
 }
 
 /* Loads every *.yaml file of dir. */
 struct catalog *
 catalog_load(const char *dir, char **cause)
 {
-	struct catalog_ctx ctx;
-	struct catalog	  *cat;
-	struct dirent	 **names;
-	char		  *path;
-	int		   n, i;
+	struct conf_loader ld = { 0 };
+	struct catalog	  *cat = xcalloc(1, sizeof *cat);
 
-	*cause = NULL;
-	if ((n = scandir(dir, &names, catalog_yaml_filter, alphasort)) < 0) {
-		*cause = xasprintf("%s: %s", dir, strerror(errno));
-		return (NULL);
-	}
-	cat = xcalloc(1, sizeof *cat);
-	memset(&ctx, 0, sizeof ctx);
-	for (i = 0; i < n; i++) {
-		path = xasprintf("%s/%s", dir, names[i]->d_name);
-		catalog_add_file(cat, &ctx, path);
-		free(path);
-		free(names[i]);
-	}
-	free(names);
-	return (catalog_finish(cat, &ctx, cause));
+	conf_load_dir(&ld, dir, &catalog_kind, cat);
+	return (catalog_finish(&ld, cat, cause));
 }
 
 /* Frees a catalog; cat may be NULL. */
@@ -840,11 +544,7 @@ catalog_param_find(const struct catalog_benchmark *b, const char *name)
 void
 catalog_argv_free(char **argv)
 {
-	char **p;
-
-	for (p = argv; p != NULL && *p != NULL; p++)
-		free(*p);
-	free(argv);
+	conf_strv_free(argv);
 }
 
 /* What an expansion looks values up in, and the names that failed. */

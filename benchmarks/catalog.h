@@ -7,7 +7,14 @@
 #ifndef HILAB_CATALOG_H
 #define HILAB_CATALOG_H
 
+#include <stdbool.h>
 #include <stddef.h>
+
+#include "common/conf.h"
+
+/* Bounds of run counts and timeouts, in the catalog and in job files. */
+#define CATALOG_MAX_COUNT      1000000
+#define CATALOG_MAX_TIMEOUT_MS (7 * 24 * 3600 * 1000)
 
 enum catalog_direction { CATALOG_HIGHER, CATALOG_LOWER };
 enum catalog_statistic {
@@ -109,5 +116,17 @@ void catalog_argv_free(char **argv);
 
 const char *catalog_direction_name(enum catalog_direction);
 const char *catalog_statistic_name(enum catalog_statistic);
+
+/*
+ * Reads "metrics", a non-empty sequence of {name, unit, direction,
+ * statistic (default amean), label} with unique names, appending to *v and
+ * *n: the catalog's metrics and those of a job's custom command.  With
+ * need_unit "unit" must be given (a custom command says its units), else
+ * it defaults to "".  Free with catalog_metrics_free.
+ */
+void catalog_read_metrics(struct conf_file *, const struct conf_key *,
+    yaml_node_t *, bool need_unit, struct catalog_metric **v, size_t *n);
+/* Frees n metrics and the array. */
+void catalog_metrics_free(struct catalog_metric *v, size_t n);
 
 #endif

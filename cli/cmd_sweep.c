@@ -11,6 +11,7 @@
 
 #include "benchmarks/catalog.h"
 #include "cli/cli.h"
+#include "common/units.h"
 #include "common/xmalloc.h"
 #include "db/db.h"
 #include "jobs/job.h"
@@ -20,68 +21,6 @@
 	"usage: hilab sweep add NAME FILE --every DURATION "         \
 	"[--at HH:MM] | list | show NAME | rm NAME | enable NAME | " \
 	"disable NAME"
-
-/* Units of a duration, largest first: "1d", "6h", "30m", "2s", "500ms". */
-static const struct {
-	const char *unit;
-	int64_t	    ms;
-} sweep_units[] = {
-	{ "d", 86400000 },
-	{ "h", 3600000 },
-	{ "ms", 1 },
-	{ "m", 60000 },
-	{ "s", 1000 },
-};
-
-/* Parses "1d", "6h", "1h30m", "2s" into milliseconds; -1 if invalid. */
-static int64_t
-sweep_duration(const char *s)
-{
-	int64_t	  total = 0;
-	long long v;
-	char	 *end;
-	size_t	  i, len;
-
-	if (*s == '\0')
-		return -1;
-	while (*s != '\0') {
-		if (!isdigit((unsigned char)*s))
-			return -1;
-		v = strtoll(s, &end, 10);
-		for (i = 0; i < sizeof sweep_units / sizeof sweep_units[0];
-		     i++) {
-			len = strlen(sweep_units[i].unit);
-			if (strncmp(end, sweep_units[i].unit, len) == 0)
-				break;
-		}
-		if (i == sizeof sweep_units / sizeof sweep_units[0] ||
-		    v > (INT64_MAX / 2 - total) / sweep_units[i].ms)
-			return -1;
-		total += v * sweep_units[i].ms;
-		s = end + strlen(sweep_units[i].unit);
-	}
-	return total > 0 ? total : -1;
-}
-
-/* Formats ms as "1d", "6h", "1h30m", "2s" or "500ms" into buf. */
-static void
-sweep_duration_text(int64_t ms, char *buf, size_t size)
-{
-	size_t	i, len = 0;
-	int64_t n;
-
-	buf[0] = '\0';
-	for (i = 0; i < sizeof sweep_units / sizeof sweep_units[0]; i++) {
-		if (sweep_units[i].ms == 1)
-			continue;
-		if ((n = ms / sweep_units[i].ms) > 0 && len < size)
-			len += (size_t)snprintf(buf + len, size - len, "%lld%s",
-			    (long long)n, sweep_units[i].unit);
-		ms %= sweep_units[i].ms;
-	}
-	if (ms > 0 && len < size)
-		snprintf(buf + len, size - len, "%lldms", (long long)ms);
-}
 
 /* Parses "HH:MM" into minutes after midnight; -1 if invalid. */
 static int
@@ -100,9 +39,9 @@ sweep_time_of_day(const char *s)
 static void
 sweep_schedule_text(const struct db_sweep *w, char *buf, size_t size)
 {
-	char every[64];
+	char every[UNITS_STR_MAX];
 
-	sweep_duration_text(w->interval_ms, every, sizeof every);
+	units_format_duration(w->interval_ms, every, sizeof every);
 	if (w->at_minute >= 0)
 		snprintf(buf, size, "%s at %02d:%02d", every, w->at_minute / 60,
 		    w->at_minute % 60);
@@ -159,10 +98,10 @@ sweep_add_options(int argc, char **argv, int64_t *every, int *at)
 	*every = -1;
 	*at = -1;
 	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
-		if (c == 'e' && (*every = sweep_duration(optarg)) == -1)
-			return cli_usage_error("--every \"%s\": not a duration "
-					       "(e.g. 2s, 30m, 6h, 1d, 1h30m)",
-			    optarg);
+		if (c == 'e' &&
+		    (units_parse_duration(optarg, every) == -1 || *every <= 0))
+			return cli_usage_error(
+			    "--every \"%s\": not " UNITS_DURATION_TEXT, optarg);
 		if (c == 'a' && (*at = sweep_time_of_day(optarg)) == -1)
 			return cli_usage_error("--at \"%s\": not a time of day "
 					       "HH:MM",

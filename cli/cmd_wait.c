@@ -7,6 +7,8 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "common/clock.h"
+#include "common/units.h"
 #include "db/db.h"
 
 #define WAIT_POLL_MS 300
@@ -66,9 +68,11 @@ wait_ended(const struct db_job *j)
 	    j->state == DB_CANCELLED;
 }
 
-/* Parses "hilab wait [--timeout SECONDS] JOB". */
+#define WAIT_USAGE "usage: hilab wait [--timeout DURATION] JOB"
+
+/* Parses "hilab wait [--timeout DURATION] JOB"; exits 2 if it is wrong. */
 static int
-wait_args(int argc, char **argv, long long *id, double *timeout)
+wait_args(int argc, char **argv, long long *id, int64_t *timeout_ms)
 {
 	static const struct option longopts[] = {
 		{ "timeout", required_argument, NULL, 't' },
@@ -77,11 +81,16 @@ wait_args(int argc, char **argv, long long *id, double *timeout)
 	int c;
 
 	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
-		if (c != 't' || (*timeout = atof(optarg)) <= 0)
-			return -1;
+		if (c != 't')
+			return cli_usage_error(WAIT_USAGE);
+		if (units_parse_duration(optarg, timeout_ms) == -1 ||
+		    *timeout_ms <= 0)
+			return cli_usage_error(
+			    "--timeout \"%s\": not " UNITS_DURATION_TEXT,
+			    optarg);
 	}
 	if (optind != argc - 1 || (*id = cli_job_id(argv[optind])) == -1)
-		return -1;
+		return cli_usage_error(WAIT_USAGE);
 	return 0;
 }
 
@@ -90,7 +99,8 @@ cmd_wait(const struct cli_options *o, int argc, char **argv)
 {
 	struct timespec pause = { 0, WAIT_POLL_MS * 1000000L };
 	bool		tty = isatty(STDOUT_FILENO);
-	double		timeout = 0, waited = 0;
+	int64_t		timeout_ms = 0, start = clock_now_ms();
+	char		waited[UNITS_STR_MAX];
 	struct db_job  *j = NULL;
 	struct db      *db;
 	char	       *cause = NULL;
@@ -98,9 +108,8 @@ cmd_wait(const struct cli_options *o, int argc, char **argv)
 	int64_t		last_event = 0;
 	long long	id;
 
-	if (wait_args(argc, argv, &id, &timeout) == -1)
-		return cli_usage_error("usage: hilab wait [--timeout SECONDS] "
-				       "JOB");
+	if (wait_args(argc, argv, &id, &timeout_ms) != 0)
+		return CLI_EXIT_USAGE;
 	if ((db = cli_db_open(o, false)) == NULL)
 		return CLI_EXIT_UNAVAILABLE;
 	for (;;) {
@@ -114,12 +123,12 @@ cmd_wait(const struct cli_options *o, int argc, char **argv)
 		wait_progress(j, tty, &last);
 		if (wait_ended(j))
 			break;
-		if (timeout > 0 &&
-		    (waited += WAIT_POLL_MS / 1000.0) > timeout) {
+		if (timeout_ms > 0 && clock_now_ms() - start >= timeout_ms) {
 			rc = cli_error(CLI_EXIT_FAIL,
-			    "job %lld: still %s after "
-			    "%.0f s",
-			    id, db_state_name(j->state), timeout);
+			    "job %lld: still %s after %s", id,
+			    db_state_name(j->state),
+			    units_format_duration(timeout_ms, waited,
+				sizeof waited));
 			goto out;
 		}
 		nanosleep(&pause, NULL);

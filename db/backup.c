@@ -5,6 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common/cause.h"
 #include "common/xmalloc.h"
 #include "db/db_int.h"
 
@@ -18,8 +19,8 @@ backup_copy(struct db *db, sqlite3 *to, const char *path, char **cause)
 	int		rc, tries = 0;
 
 	if ((b = sqlite3_backup_init(to, "main", db->h, "main")) == NULL)
-		return db_failx(db, cause, "backup to \"%s\": %s", path,
-		    sqlite3_errmsg(to));
+		return causef(cause, "db \"%s\": backup to \"%s\": %s",
+		    db->path, path, sqlite3_errmsg(to));
 	while ((rc = sqlite3_backup_step(b, -1)) == SQLITE_BUSY ||
 	    rc == SQLITE_LOCKED) {
 		if (++tries == BACKUP_TRIES)
@@ -28,8 +29,8 @@ backup_copy(struct db *db, sqlite3 *to, const char *path, char **cause)
 	}
 	sqlite3_backup_finish(b);
 	if (rc != SQLITE_DONE)
-		return db_failx(db, cause, "backup to \"%s\": %s", path,
-		    sqlite3_errstr(rc));
+		return causef(cause, "db \"%s\": backup to \"%s\": %s",
+		    db->path, path, sqlite3_errstr(rc));
 	return 0;
 }
 
@@ -52,7 +53,7 @@ db_backup(struct db *db, const char *path, char **cause)
 	if (sqlite3_open_v2(tmp, &to,
 		SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE,
 		NULL) != SQLITE_OK) {
-		db_failx(db, cause, "backup to \"%s\": %s", tmp,
+		causef(cause, "db \"%s\": backup to \"%s\": %s", db->path, tmp,
 		    sqlite3_errmsg(to));
 		goto out;
 	}
@@ -60,19 +61,19 @@ db_backup(struct db *db, const char *path, char **cause)
 		goto out;
 	if (sqlite3_exec(to, "PRAGMA journal_mode = DELETE", NULL, NULL,
 		NULL) != SQLITE_OK) {
-		db_failx(db, cause, "backup to \"%s\": journal mode: %s", path,
-		    sqlite3_errmsg(to));
+		causef(cause, "db \"%s\": backup to \"%s\": journal mode: %s",
+		    db->path, path, sqlite3_errmsg(to));
 		goto out;
 	}
 	if (sqlite3_close(to) != SQLITE_OK) {
-		db_failx(db, cause, "backup to \"%s\": close: %s", path,
-		    sqlite3_errmsg(to));
+		causef(cause, "db \"%s\": backup to \"%s\": close: %s",
+		    db->path, path, sqlite3_errmsg(to));
 		goto out;
 	}
 	to = NULL;
 	if (rename(tmp, path) == -1) {
-		db_failx(db, cause, "backup to \"%s\": rename: %s", path,
-		    strerror(errno));
+		causef(cause, "db \"%s\": backup to \"%s\": rename: %s",
+		    db->path, path, strerror(errno));
 		goto out;
 	}
 	rc = 0;

@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "common/cause.h"
 #include "common/xmalloc.h"
 #include "db/db_int.h"
 #include "db/migrate.h"
@@ -84,29 +85,12 @@ db_now_ms(void)
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-/* Sets *cause to `db "path": ` and the formatted text; returns -1. */
-int
-db_failx(struct db *db, char **cause, const char *fmt, ...)
-{
-	va_list ap;
-	char   *msg;
-
-	va_start(ap, fmt);
-	msg = xvasprintf(fmt, ap);
-	va_end(ap);
-	if (cause != NULL) {
-		free(*cause);
-		*cause = xasprintf("db \"%s\": %s", db->path, msg);
-	}
-	free(msg);
-	return -1;
-}
-
 /* Sets *cause to `db "path": what: sqlite's message`; returns -1. */
 int
 db_fail(struct db *db, char **cause, const char *what)
 {
-	return db_failx(db, cause, "%s: %s", what, sqlite3_errmsg(db->h));
+	return causef(cause, "db \"%s\": %s: %s", db->path, what,
+	    sqlite3_errmsg(db->h));
 }
 
 /* Binds text, or NULL for a NULL pointer; the text must outlive the step. */
@@ -268,8 +252,8 @@ db_setup(struct db *db, char **cause)
 	mode = (const char *)sqlite3_column_text(s, 0);
 	if (mode == NULL ||
 	    (strcmp(mode, "wal") != 0 && strcmp(mode, "memory") != 0)) {
-		db_failx(db, cause, "journal mode: got \"%s\", not wal",
-		    mode != NULL ? mode : "");
+		causef(cause, "db \"%s\": journal mode: got \"%s\", not wal",
+		    db->path, mode != NULL ? mode : "");
 		goto out;
 	}
 	rc = db_exec(db, "PRAGMA synchronous = NORMAL", "synchronous", cause);

@@ -33,9 +33,6 @@ sqlite3_stmt *db_stmt(struct db *, const char *sql, char **cause);
 int db_exec_stmt(struct db *, sqlite3_stmt *, const char *what, char **cause);
 /* Sets *cause to `db "path": what: sqlite's message`; returns -1. */
 int db_fail(struct db *, char **cause, const char *what);
-/* Sets *cause to `db "path": ` and the formatted text; returns -1. */
-int db_failx(struct db *, char **cause, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
 
 /* Creates every missing directory above path. */
 int db_mkdir_parents(const char *path, char **cause);

@@ -2,6 +2,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 
+#include "common/cause.h"
 #include "common/xmalloc.h"
 #include "db/db_int.h"
 
@@ -132,7 +133,7 @@ db_job_get(struct db *db, int64_t id, char **cause)
 		return NULL;
 	sqlite3_bind_int64(s, 1, id);
 	if ((j = job_one(db, s, cause)) == NULL && *cause == NULL)
-		db_failx(db, cause, "no job %" PRId64, id);
+		causef(cause, "db \"%s\": no job %" PRId64, db->path, id);
 	return j;
 }
 

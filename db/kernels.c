@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "common/cause.h"
 #include "common/xmalloc.h"
 #include "db/db_int.h"
 
@@ -48,10 +49,10 @@ db_kernel_upsert(struct db *db, const char *name, const char *cmdline,
 	if (sqlite3_step(s) != SQLITE_ROW)
 		db_fail(db, cause, "upsert kernel");
 	else if (sqlite3_column_int(s, 1) == 0)
-		db_failx(db, cause,
-		    "upsert kernel \"%s\": spec hash %s "
+		causef(cause,
+		    "db \"%s\": upsert kernel \"%s\": spec hash %s "
 		    "collides with another spec",
-		    name, hash);
+		    db->path, name, hash);
 	else
 		id = sqlite3_column_int64(s, 0);
 	sqlite3_reset(s);
@@ -75,10 +76,10 @@ db_kernel_set_version(struct db *db, int64_t id, const char *release,
 	if (db_exec_stmt(db, s, "set kernel version", cause) == -1)
 		return -1;
 	if (sqlite3_changes(db->h) == 0)
-		return db_failx(db, cause,
-		    "set kernel version: no kernel "
+		return causef(cause,
+		    "db \"%s\": set kernel version: no kernel "
 		    "%" PRId64,
-		    id);
+		    db->path, id);
 	return 0;
 }
 
@@ -113,7 +114,7 @@ db_kernel_get(struct db *db, int64_t id, char **cause)
 		k = xcalloc(1, sizeof *k);
 		db_kernel_read(s, k);
 	} else if (rc == SQLITE_DONE)
-		db_failx(db, cause, "no kernel %" PRId64, id);
+		causef(cause, "db \"%s\": no kernel %" PRId64, db->path, id);
 	else
 		db_fail(db, cause, "get kernel");
 	sqlite3_reset(s);

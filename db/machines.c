@@ -1,6 +1,7 @@
 /* The machines table: inventory rows, facts, health and leases. */
 #include <stdlib.h>
 
+#include "common/cause.h"
 #include "common/xmalloc.h"
 #include "db/db_int.h"
 
@@ -16,7 +17,8 @@ machine_update(struct db *db, sqlite3_stmt *s, const char *name,
 	if (db_exec_stmt(db, s, what, cause) == -1)
 		return -1;
 	if (sqlite3_changes(db->h) == 0)
-		return db_failx(db, cause, "%s: no machine \"%s\"", what, name);
+		return causef(cause, "db \"%s\": %s: no machine \"%s\"",
+		    db->path, what, name);
 	return 0;
 }
 
@@ -132,7 +134,7 @@ db_machine_get(struct db *db, const char *name, char **cause)
 		m = xcalloc(1, sizeof *m);
 		machine_read(s, m);
 	} else if (rc == SQLITE_DONE)
-		db_failx(db, cause, "no machine \"%s\"", name);
+		causef(cause, "db \"%s\": no machine \"%s\"", db->path, name);
 	else
 		db_fail(db, cause, "get machine");
 	sqlite3_reset(s);
@@ -206,7 +208,8 @@ machine_lease_step(struct db *db, sqlite3_stmt *s, const char *name,
 	if (rc == SQLITE_ROW)
 		return 0;
 	if (rc == SQLITE_DONE)
-		return db_failx(db, cause, "%s: no machine \"%s\"", what, name);
+		return causef(cause, "db \"%s\": %s: no machine \"%s\"",
+		    db->path, what, name);
 	return db_fail(db, cause, what);
 }
 

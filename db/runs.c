@@ -2,6 +2,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 
+#include "common/cause.h"
 #include "common/xmalloc.h"
 #include "db/db_int.h"
 
@@ -135,7 +136,7 @@ db_run_get(struct db *db, int64_t id, char **cause)
 		return NULL;
 	sqlite3_bind_int64(s, 1, id);
 	if ((r = run_one(db, s, cause)) == NULL && *cause == NULL)
-		db_failx(db, cause, "no run %" PRId64, id);
+		causef(cause, "db \"%s\": no run %" PRId64, db->path, id);
 	return r;
 }
 
@@ -236,7 +237,8 @@ run_update(struct db *db, sqlite3_stmt *s, int64_t id, const char *what,
 	if (db_exec_stmt(db, s, what, cause) == -1)
 		return -1;
 	if (sqlite3_changes(db->h) == 0)
-		return db_failx(db, cause, "no run %" PRId64, id);
+		return causef(cause, "db \"%s\": no run %" PRId64, db->path,
+		    id);
 	return 0;
 }
 

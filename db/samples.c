@@ -3,6 +3,7 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "common/cause.h"
 #include "common/xmalloc.h"
 #include "db/db_int.h"
 
@@ -21,11 +22,11 @@ samples_step(struct db *db, const struct db_sample *v, size_t n, char **cause)
 		return -1;
 	for (i = 0; i < n; i++) {
 		if (isnan(v[i].value))
-			return db_failx(db, cause,
-			    "insert sample: run %" PRId64
+			return causef(cause,
+			    "db \"%s\": insert sample: run %" PRId64
 			    " metric \"%s\" iteration %" PRId64
 			    ": value is not a number",
-			    v[i].run, v[i].metric, v[i].iteration);
+			    db->path, v[i].run, v[i].metric, v[i].iteration);
 		sqlite3_bind_int64(s, 1, v[i].run);
 		db_bind_text(s, 2, v[i].metric);
 		sqlite3_bind_int64(s, 3, v[i].iteration);

@@ -2,6 +2,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 
+#include "common/cause.h"
 #include "db/db_int.h"
 
 /* Explains why row id of t could not go to state to; returns -1. */
@@ -17,11 +18,13 @@ db_state_refused(struct db *db, const struct db_state_table *t, int64_t id,
 	sqlite3_bind_int64(s, 1, id);
 	rc = sqlite3_step(s);
 	if (rc == SQLITE_ROW)
-		db_failx(db, cause, "%s %" PRId64 ": cannot go from %s to %s",
-		    t->name, id, (const char *)sqlite3_column_text(s, 0),
-		    db_state_name(to));
+		causef(cause,
+		    "db \"%s\": %s %" PRId64 ": cannot go from %s to %s",
+		    db->path, t->name, id,
+		    (const char *)sqlite3_column_text(s, 0), db_state_name(to));
 	else if (rc == SQLITE_DONE)
-		db_failx(db, cause, "no %s %" PRId64, t->name, id);
+		causef(cause, "db \"%s\": no %s %" PRId64, db->path, t->name,
+		    id);
 	else
 		db_fail(db, cause, "read state");
 	sqlite3_reset(s);
@@ -49,8 +52,8 @@ db_state_set(struct db *db, const struct db_state_table *t, int64_t id,
 	sqlite3_stmt *s;
 
 	if ((unsigned)to >= DB_NSTATES)
-		return db_failx(db, cause, "%s %" PRId64 ": bad state %d",
-		    t->name, id, (int)to);
+		return causef(cause, "db \"%s\": %s %" PRId64 ": bad state %d",
+		    db->path, t->name, id, (int)to);
 	if ((s = db_stmt(db, t->update_sql, cause)) == NULL)
 		return -1;
 	sqlite3_bind_int64(s, 1, id);

@@ -5,6 +5,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "common/cause.h"
 #include "common/xmalloc.h"
 #include "db/db_int.h"
 
@@ -70,8 +71,8 @@ db_sweep_add(struct db *db, const char *name, const char *file,
 	sqlite3_bind_int64(s, 6, db_now_ms());
 	if (sqlite3_step(s) != SQLITE_DONE) {
 		if (sqlite3_extended_errcode(db->h) == SQLITE_CONSTRAINT_UNIQUE)
-			db_failx(db, cause, "sweep \"%s\": already exists",
-			    name);
+			causef(cause, "db \"%s\": sweep \"%s\": already exists",
+			    db->path, name);
 		else
 			db_fail(db, cause, "add sweep");
 		sqlite3_reset(s);
@@ -138,7 +139,8 @@ db_sweep_get(struct db *db, const char *name, char **cause)
 	if (sweep_list(db, s, "get sweep", &v, &n, cause) == -1)
 		return NULL;
 	if (n == 0) {
-		db_failx(db, cause, "sweep \"%s\": no such sweep", name);
+		causef(cause, "db \"%s\": sweep \"%s\": no such sweep",
+		    db->path, name);
 		return NULL;
 	}
 	return v;
@@ -183,7 +185,8 @@ sweep_update_named(struct db *db, sqlite3_stmt *s, const char *name,
 	if (db_exec_stmt(db, s, what, cause) == -1)
 		return -1;
 	if (sqlite3_changes(db->h) == 0)
-		return db_failx(db, cause, "sweep \"%s\": no such sweep", name);
+		return causef(cause, "db \"%s\": sweep \"%s\": no such sweep",
+		    db->path, name);
 	return 0;
 }
 
@@ -230,7 +233,8 @@ sweep_set_int(struct db *db, const char *sql, int64_t id, int64_t v,
 	if (db_exec_stmt(db, s, what, cause) == -1)
 		return -1;
 	if (sqlite3_changes(db->h) == 0)
-		return db_failx(db, cause, "no sweep %" PRId64, id);
+		return causef(cause, "db \"%s\": no sweep %" PRId64, db->path,
+		    id);
 	return 0;
 }
 
@@ -274,7 +278,8 @@ sweep_link(struct db *db, int64_t id, int64_t job, int64_t next_at,
 	if (db_exec_stmt(db, s, "queue sweep", cause) == -1)
 		return -1;
 	if (sqlite3_changes(db->h) == 0)
-		return db_failx(db, cause, "no sweep %" PRId64, id);
+		return causef(cause, "db \"%s\": no sweep %" PRId64, db->path,
+		    id);
 	if ((s = db_stmt(db, link_sql, cause)) == NULL)
 		return -1;
 	sqlite3_bind_int64(s, 1, id);

@@ -139,7 +139,10 @@ struct job *job_load_string(const char *name, const char *text, size_t len,
 char *job_to_json(const struct job *);
 /* Parses JSON from job_to_json; NULL with *cause on any error. */
 struct job *job_from_json(const char *json, char **cause);
-/* Prints the normalized job as YAML (itself a valid job file). */
+/*
+ * Prints the normalized job as YAML (itself a valid job file) through the
+ * configuration engine's emitter (job_print.c).
+ */
 void job_print(FILE *, const struct job *);
 void job_free(struct job *);
 
@@ -148,7 +151,5 @@ const char *job_kernel_kind_name(enum job_kernel_kind);
 /* Returns the kernel's command line plus the job's (caller frees). */
 char *job_kernel_cmdline(const struct job *, const struct job_kernel *);
 struct job_kernel *job_find_kernel(const struct job *, const char *name);
-/* Parses "30s", "500ms", "5m", "1h" or plain seconds; -1 if invalid. */
-long job_read_duration(const char *);
 
 #endif

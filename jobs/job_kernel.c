@@ -6,13 +6,11 @@
  * paths are taken from the job file's directory and stored absolute, so a
  * queued job means the same files whatever directory hilabd runs in.
  */
-#include <errno.h>
-#include <libgen.h>
-#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "common/conf.h"
 #include "common/xmalloc.h"
 #include "jobs/job.h"
 #include "jobs/job_yaml.h"
@@ -21,10 +19,14 @@
 
 #define JOB_MAX_PATCHES 10000
 
-static const char *job_kernel_keys[] = { "name", "image", "initrd", "cmdline",
-	"git", "base", "series", "patches", "variants", "config", "fragments",
-	"arch", "cross_compile", NULL };
-static const char *job_kernel_arches[] = { "x86_64", "arm64", NULL };
+/* A kernel entry as read, before its patches and variants are expanded. */
+struct job_kernel_in {
+	struct job_kernel k;
+	yaml_node_t	 *patches;
+	yaml_node_t	 *variants;
+};
+
+static const char *const job_kernel_arches[] = { "x86_64", "arm64", NULL };
 
 /* Frees the contents of a kernel. */
 void
@@ -84,46 +86,36 @@ job_kernel_copy(struct job_kernel *dst, const struct job_kernel *src)
 		dst->fragments[i] = xstrdup(src->fragments[i]);
 }
 
-/* Returns the directory relative paths start from (caller frees). */
+/*
+ * A path of the job file as stored: a relative one is taken from the
+ * file's directory, an absolute one or a URL stays as it is.
+ */
 static char *
-job_kernel_dir(const struct job_ctx *ctx)
+job_kernel_abs(struct conf_file *f, const char *path)
 {
-	char *copy, *dir, cwd[PATH_MAX], real[PATH_MAX];
-
-	if (getcwd(cwd, sizeof cwd) == NULL)
-		strcpy(cwd, "/");
-	if (ctx->file == NULL || strchr(ctx->file, '/') == NULL ||
-	    strncmp(ctx->file, "<", 1) == 0)
-		return xstrdup(cwd);
-	copy = xstrdup(ctx->file);
-	if (realpath(copy, real) != NULL) {
-		free(copy);
-		copy = xstrdup(real);
-	}
-	dir = *copy == '/' ? xstrdup(dirname(copy))
-			   : xasprintf("%s/%s", cwd, dirname(copy));
-	free(copy);
-	return dir;
+	if (*path == '/' || strstr(path, "://") != NULL)
+		return xstrdup(path);
+	return conf_path_resolve(f->dir, path);
 }
 
-/* Makes a path of the job file absolute; a URL stays as it is. */
-static char *
-job_kernel_path(const struct job_ctx *ctx, char *path)
+/* "image", "initrd", "git", "series": a path of the job file, or a URL. */
+static void
+job_read_kpath(struct conf_file *f, const struct conf_key *k, yaml_node_t *v,
+    void *dst)
 {
-	char *dir, *abs;
+	char *s = NULL;
 
-	if (path == NULL || *path == '/' || strstr(path, "://") != NULL)
-		return path;
-	dir = job_kernel_dir(ctx);
-	abs = xasprintf("%s/%s", dir, path);
-	free(dir);
-	free(path);
-	return abs;
+	conf_parse_str(f, k, v, &s);
+	if (s == NULL)
+		return;
+	free(*(char **)dst);
+	*(char **)dst = job_kernel_abs(f, s);
+	free(s);
 }
 
 /* Returns whether a config names a make target such as "tinyconfig". */
 static bool
-job_kernel_config_target(const struct job_ctx *ctx, const char *config)
+job_kernel_config_target(struct conf_file *f, const char *config)
 {
 	char  *path;
 	size_t len = strlen(config);
@@ -132,67 +124,114 @@ job_kernel_config_target(const struct job_ctx *ctx, const char *config)
 	if (strchr(config, '/') != NULL || len <= 6 ||
 	    strcmp(config + len - 6, "config") != 0)
 		return false;
-	path = job_kernel_path(ctx, xstrdup(config));
+	path = job_kernel_abs(f, config);
 	target = access(path, F_OK) != 0;
 	free(path);
 	return target;
 }
 
-/* Reads "fragments": a list of config fragment files. */
+/* "config": a make target, or a config file of the job file. */
 static void
-job_kernel_fragments(struct job_ctx *ctx, yaml_node_t *n, struct job_kernel *k)
+job_read_config(struct conf_file *f, const struct conf_key *k, yaml_node_t *v,
+    void *dst)
 {
-	yaml_node_t *seq, *key, *item;
-	const char  *s;
-	size_t	     i;
+	char *s = NULL;
 
-	if ((seq = job_get_seq(ctx, n, "fragments", false, &key)) == NULL)
+	conf_parse_str(f, k, v, &s);
+	if (s == NULL)
 		return;
-	k->fragments = xcalloc(job_seq_len(seq) + 1, sizeof *k->fragments);
-	for (i = 0; i < job_seq_len(seq); i++) {
-		item = job_seq_item(ctx, seq, i);
-		if ((s = job_text(item)) == NULL || *s == '\0') {
-			job_err(ctx, item,
-			    "kernel \"%s\": a fragment must be "
-			    "a file name",
-			    k->name);
-			continue;
-		}
-		k->fragments[k->nfragments++] =
-		    job_kernel_path(ctx, xstrdup(s));
+	free(*(char **)dst);
+	if (job_kernel_config_target(f, s))
+		*(char **)dst = s;
+	else {
+		*(char **)dst = job_kernel_abs(f, s);
+		free(s);
 	}
+}
+
+/* "fragments": config fragment files, in the order they are merged. */
+static void
+job_read_fragments(struct conf_file *f, const struct conf_key *k,
+    yaml_node_t *v, void *dst)
+{
+	struct job_kernel *kern = dst;
+	char		 **list = NULL, *abs;
+	size_t		   i;
+
+	conf_parse_strv(f, k, v, &list);
+	for (i = 0; list != NULL && list[i] != NULL; i++) {
+		abs = job_kernel_abs(f, list[i]);
+		free(list[i]);
+		list[i] = abs;
+	}
+	kern->fragments = list;
+	kern->nfragments = conf_strv_len(list);
+}
+
+#define KIN(f) offsetof(struct job_kernel_in, f)
+#define KER(f) offsetof(struct job_kernel_in, k.f)
+
+static const struct conf_key job_kernel_keys[] = {
+	{ .name = "name", .parse = conf_parse_str, .off = KER(name) },
+	{ .name = "image", .parse = job_read_kpath, .off = KER(image) },
+	{ .name = "initrd", .parse = job_read_kpath, .off = KER(initrd) },
+	{ .name = "cmdline", .parse = conf_parse_str, .off = KER(cmdline) },
+	{ .name = "git", .parse = job_read_kpath, .off = KER(git) },
+	{ .name = "base", .parse = conf_parse_str, .off = KER(base) },
+	{ .name = "series", .parse = job_read_kpath, .off = KER(series) },
+	{ .name = "patches", .parse = conf_parse_node, .off = KIN(patches) },
+	{ .name = "variants", .parse = conf_parse_node, .off = KIN(variants) },
+	{ .name = "config", .parse = job_read_config, .off = KER(config) },
+	{ .name = "fragments", .parse = job_read_fragments, .off = KIN(k) },
+	{ .name = "arch", .parse = conf_parse_str, .off = KER(arch) },
+	{ .name = "cross_compile",
+	    .parse = conf_parse_str,
+	    .off = KER(cross_compile) },
+	{ .name = NULL },
+};
+
+/* Returns whether the kernel's build can target arch. */
+static bool
+job_kernel_arch_ok(const char *arch)
+{
+	size_t i;
+
+	for (i = 0; job_kernel_arches[i] != NULL; i++)
+		if (strcmp(job_kernel_arches[i], arch) == 0)
+			return true;
+	return false;
 }
 
 /* Checks which kind a kernel mapping describes and its key combination. */
 static void
-job_kernel_kind(struct job_ctx *ctx, yaml_node_t *n, struct job_kernel *k)
+job_kernel_kind(struct conf_file *f, yaml_node_t *n, struct job_kernel *k)
 {
 	if (k->image != NULL && k->git != NULL)
-		job_err(ctx, n,
+		conf_error(f, n,
 		    "kernel \"%s\": \"image\" and \"git\" are "
 		    "exclusive",
 		    k->name);
 	else if (k->image == NULL && k->git == NULL)
-		job_err(ctx, n, "kernel \"%s\": needs \"image\" or \"git\"",
+		conf_error(f, n, "kernel \"%s\": needs \"image\" or \"git\"",
 		    k->name);
 	k->kind = k->git != NULL ? JOB_KERNEL_BUILD : JOB_KERNEL_IMAGE;
 	if (k->initrd != NULL && k->image == NULL)
-		job_err(ctx, n, "kernel \"%s\": \"initrd\" needs \"image\"",
+		conf_error(f, n, "kernel \"%s\": \"initrd\" needs \"image\"",
 		    k->name);
 	if (k->git != NULL && k->base == NULL)
-		job_err(ctx, n, "kernel \"%s\": \"git\" needs \"base\"",
+		conf_error(f, n, "kernel \"%s\": \"git\" needs \"base\"",
 		    k->name);
 	if (k->git == NULL &&
 	    (k->base != NULL || k->series != NULL || k->config != NULL ||
 		k->nfragments > 0 || k->arch != NULL ||
 		k->cross_compile != NULL))
-		job_err(ctx, n,
+		conf_error(f, n,
 		    "kernel \"%s\": \"base\", \"series\", "
 		    "\"config\", \"fragments\", \"arch\" and \"cross_compile\" "
 		    "need \"git\"",
 		    k->name);
-	if (k->arch != NULL && job_lookup(job_kernel_arches, k->arch) == -1)
-		job_err(ctx, n,
+	if (k->arch != NULL && !job_kernel_arch_ok(k->arch))
+		conf_error(f, n,
 		    "kernel \"%s\": arch \"%s\" is not supported "
 		    "(x86_64, arm64)",
 		    k->name, k->arch);
@@ -200,7 +239,7 @@ job_kernel_kind(struct job_ctx *ctx, yaml_node_t *n, struct job_kernel *k)
 
 /* Returns how many patches the series has; -1 after an error. */
 static long
-job_kernel_series_len(struct job_ctx *ctx, yaml_node_t *n,
+job_kernel_series_len(struct conf_file *f, yaml_node_t *n,
     const struct job_kernel *k)
 {
 	struct series *s;
@@ -210,10 +249,8 @@ job_kernel_series_len(struct job_ctx *ctx, yaml_node_t *n,
 	if (k->series == NULL)
 		return 0;
 	if ((s = series_load(k->series, &cause)) == NULL) {
-		job_err(ctx, job_map_get(ctx, n, "series", NULL),
-		    "kernel "
-		    "\"%s\": %s",
-		    k->name, cause);
+		conf_error_key(f, n, "series", "kernel \"%s\": %s", k->name,
+		    cause);
 		free(cause);
 		return -1;
 	}
@@ -224,73 +261,83 @@ job_kernel_series_len(struct job_ctx *ctx, yaml_node_t *n,
 
 /* Reads one patch number of a list into *out; -1 after an error. */
 static int
-job_kernel_patch_number(struct job_ctx *ctx, yaml_node_t *item,
-    const struct job_kernel *k, long total, long prev, long *out)
+job_kernel_patch_number(struct conf_file *f, const struct conf_key *pk,
+    yaml_node_t *item, const struct job_kernel *k, long total, long prev,
+    long *out)
 {
-	if (job_read_int(job_text(item), 1, JOB_MAX_PATCHES, out) == -1) {
-		job_err(ctx, item,
-		    "kernel \"%s\": a patch number must be an "
-		    "integer from 1",
-		    k->name);
+	long long n;
+
+	if (!conf_number(f, pk, item, &n))
 		return -1;
-	}
+	*out = (long)n;
 	if (*out > total) {
-		job_err(ctx, item,
-		    "kernel \"%s\": patch %ld, but the series "
-		    "has %ld",
-		    k->name, *out, total);
+		conf_error(f, item,
+		    "kernel \"%s\": patch %ld, but the series has %ld", k->name,
+		    *out, total);
 		return -1;
 	}
 	if (*out <= prev) {
-		job_err(ctx, item,
-		    "kernel \"%s\": patch numbers must be "
-		    "ascending and unique",
+		conf_error(f, item,
+		    "kernel \"%s\": patch numbers must be ascending and unique",
 		    k->name);
 		return -1;
 	}
 	return 0;
 }
 
-/*
- * Reads a patch list: N (the first N patches) or a list of patch numbers.
- * Returns 0 with *patches (caller frees) and *n, or -1 after an error.
- */
+/* Reads a patch count N, the first N patches of the series. */
 static int
-job_kernel_patch_list(struct job_ctx *ctx, yaml_node_t *v,
-    const struct job_kernel *k, long total, int **patches, size_t *n)
+job_kernel_patch_count(struct conf_file *f, const struct conf_key *pk,
+    yaml_node_t *v, const struct job_kernel *k, long total, int **patches,
+    size_t *n)
 {
-	long num, prev = 0, i, count;
+	long long count;
+	long	  i;
 
-	*n = 0;
-	*patches = NULL;
-	if (v->type == YAML_SCALAR_NODE) {
-		if (job_read_int(job_text(v), 0, JOB_MAX_PATCHES, &count) ==
-			-1 ||
-		    count > total) {
-			job_err(ctx, v,
-			    "kernel \"%s\": patches must be a "
-			    "count (at most the series' length) or a list of "
-			    "patch numbers",
-			    k->name);
-			return -1;
-		}
-		*patches = xcalloc((size_t)count + 1, sizeof **patches);
-		for (i = 0; i < count; i++)
-			(*patches)[(*n)++] = (int)i + 1;
-		return 0;
-	}
-	if (v->type != YAML_SEQUENCE_NODE) {
-		job_err(ctx, v,
-		    "kernel \"%s\": a patch list must be a count "
-		    "or a list of patch numbers",
+	if (!conf_number(f, pk, v, &count))
+		return -1;
+	if (count > total) {
+		conf_error(f, v,
+		    "kernel \"%s\": patches must be a count (at most the "
+		    "series' length) or a list of patch numbers",
 		    k->name);
 		return -1;
 	}
-	*patches = xcalloc(job_seq_len(v) + 1, sizeof **patches);
-	for (i = 0; i < (long)job_seq_len(v); i++) {
-		if (job_kernel_patch_number(ctx,
-			job_seq_item(ctx, v, (size_t)i), k, total, prev,
-			&num) == -1)
+	*patches = xcalloc((size_t)count + 1, sizeof **patches);
+	for (i = 0; i < count; i++)
+		(*patches)[(*n)++] = (int)i + 1;
+	return 0;
+}
+
+/*
+ * Reads a patch list of key: N (the first N patches) or a list of patch
+ * numbers.  Returns 0 with *patches (caller frees) and *n, or -1 after an
+ * error.
+ */
+static int
+job_kernel_patch_list(struct conf_file *f, const char *key, yaml_node_t *v,
+    const struct job_kernel *k, long total, int **patches, size_t *n)
+{
+	struct conf_key pk = { .name = key, .min = 0, .max = JOB_MAX_PATCHES };
+	long		num, prev = 0;
+	size_t		i;
+
+	*n = 0;
+	*patches = NULL;
+	if (v->type == YAML_SCALAR_NODE)
+		return job_kernel_patch_count(f, &pk, v, k, total, patches, n);
+	if (v->type != YAML_SEQUENCE_NODE) {
+		conf_error(f, v,
+		    "kernel \"%s\": a patch list must be a count or a list of "
+		    "patch numbers",
+		    k->name);
+		return -1;
+	}
+	pk.min = 1;
+	*patches = xcalloc(conf_seq_len(v) + 1, sizeof **patches);
+	for (i = 0; i < conf_seq_len(v); i++) {
+		if (job_kernel_patch_number(f, &pk, conf_seq_item(f, v, i), k,
+			total, prev, &num) == -1)
 			return -1;
 		(*patches)[(*n)++] = (int)(prev = num);
 	}
@@ -299,20 +346,20 @@ job_kernel_patch_list(struct job_ctx *ctx, yaml_node_t *v,
 
 /* Reads "patches"; without it a series is applied whole. */
 static void
-job_kernel_patches(struct job_ctx *ctx, yaml_node_t *n, struct job_kernel *k,
-    long total)
+job_kernel_patches(struct conf_file *f, yaml_node_t *n,
+    struct job_kernel_in *ki, long total)
 {
-	yaml_node_t *v, *key;
-	long	     i;
+	struct job_kernel *k = &ki->k;
+	long		   i;
 
-	if ((v = job_map_get(ctx, n, "patches", &key)) != NULL) {
+	if (ki->patches != NULL) {
 		if (k->series == NULL)
-			job_err(ctx, key,
-			    "kernel \"%s\": \"patches\" needs "
-			    "\"series\"",
+			conf_error(f,
+			    conf_node(f, conf_map_pair(f, n, "patches")->key),
+			    "kernel \"%s\": \"patches\" needs \"series\"",
 			    k->name);
-		else if (job_kernel_patch_list(ctx, v, k, total, &k->patches,
-			     &k->npatches) == -1) {
+		else if (job_kernel_patch_list(f, "patches", ki->patches, k,
+			     total, &k->patches, &k->npatches) == -1) {
 			free(k->patches);
 			k->patches = NULL;
 			k->npatches = 0;
@@ -324,35 +371,13 @@ job_kernel_patches(struct job_ctx *ctx, yaml_node_t *n, struct job_kernel *k,
 		k->patches[k->npatches++] = (int)i + 1;
 }
 
-/* Reads the string keys of a kernel mapping. */
-static void
-job_kernel_strings(struct job_ctx *ctx, yaml_node_t *n, struct job_kernel *k)
-{
-	k->image = job_kernel_path(ctx,
-	    job_get_string(ctx, n, "image", false, "kernel"));
-	k->initrd = job_kernel_path(ctx,
-	    job_get_string(ctx, n, "initrd", false, "kernel"));
-	k->cmdline = job_get_string(ctx, n, "cmdline", false, "kernel");
-	k->git = job_kernel_path(ctx,
-	    job_get_string(ctx, n, "git", false, "kernel"));
-	k->base = job_get_string(ctx, n, "base", false, "kernel");
-	k->series = job_kernel_path(ctx,
-	    job_get_string(ctx, n, "series", false, "kernel"));
-	k->config = job_get_string(ctx, n, "config", false, "kernel");
-	if (k->config != NULL && !job_kernel_config_target(ctx, k->config))
-		k->config = job_kernel_path(ctx, k->config);
-	k->arch = job_get_string(ctx, n, "arch", false, "kernel");
-	k->cross_compile =
-	    job_get_string(ctx, n, "cross_compile", false, "kernel");
-}
-
 /* Adds a parsed kernel to the job unless its name is taken. */
 static void
-job_kernel_add(struct job_ctx *ctx, yaml_node_t *n, struct job *job,
+job_kernel_add(struct conf_file *f, yaml_node_t *n, struct job *job,
     struct job_kernel *k)
 {
 	if (*k->name != '\0' && job_find_kernel(job, k->name) != NULL) {
-		job_err(ctx, n, "duplicate kernel \"%s\"", k->name);
+		conf_error(f, n, "duplicate kernel \"%s\"", k->name);
 		job_kernel_clear(k);
 		return;
 	}
@@ -363,7 +388,7 @@ job_kernel_add(struct job_ctx *ctx, yaml_node_t *n, struct job *job,
 
 /* Adds one variant of a template kernel: its patches, its name. */
 static void
-job_kernel_variant(struct job_ctx *ctx, yaml_node_t *n, struct job *job,
+job_kernel_variant(struct conf_file *f, yaml_node_t *n, struct job *job,
     const struct job_kernel *tpl, bool named, int *patches, size_t npatches)
 {
 	struct job_kernel k;
@@ -376,41 +401,60 @@ job_kernel_variant(struct job_ctx *ctx, yaml_node_t *n, struct job *job,
 	free(k.name);
 	k.name = named ? xasprintf("%s %s", tpl->name, name) : xstrdup(name);
 	free(name);
-	job_kernel_add(ctx, n, job, &k);
+	job_kernel_add(f, n, job, &k);
+}
+
+/* Adds the kernel the machine runs now to the job. */
+void
+job_kernel_add_running(struct job *job)
+{
+	job->kernels = xreallocarray(job->kernels, job->nkernels + 1,
+	    sizeof *job->kernels);
+	memset(&job->kernels[job->nkernels], 0, sizeof *job->kernels);
+	job->kernels[job->nkernels++].name = xstrdup(JOB_KERNEL_RUNNING_NAME);
+}
+
+/* Expands "variants: cumulative": base, patch 1, patch 1+2, ... */
+static void
+job_kernel_cumulative(struct conf_file *f, yaml_node_t *n, struct job *job,
+    const struct job_kernel *tpl, long total, bool named)
+{
+	int   *patches;
+	size_t np;
+	long   j;
+
+	for (j = 0; j <= total; j++) {
+		patches = xcalloc((size_t)j + 1, sizeof *patches);
+		for (np = 0; np < (size_t)j; np++)
+			patches[np] = (int)np + 1;
+		job_kernel_variant(f, n, job, tpl, named, patches, np);
+	}
 }
 
 /* Expands "variants": "cumulative" or a list of patch lists. */
 static void
-job_kernel_variants(struct job_ctx *ctx, yaml_node_t *n, yaml_node_t *v,
+job_kernel_variants(struct conf_file *f, yaml_node_t *n, yaml_node_t *v,
     struct job *job, const struct job_kernel *tpl, long total, bool named)
 {
-	const char *s = job_text(v);
-	int	   *patches;
-	size_t	    np, i;
-	long	    j;
+	int   *patches;
+	size_t np, i;
 
-	if (s != NULL && strcmp(s, "cumulative") == 0) {
-		for (j = 0; j <= total; j++) {
-			patches = xcalloc((size_t)j + 1, sizeof *patches);
-			for (np = 0; np < (size_t)j; np++)
-				patches[np] = (int)np + 1;
-			job_kernel_variant(ctx, n, job, tpl, named, patches,
-			    np);
-		}
+	if (v->type == YAML_SCALAR_NODE &&
+	    strcmp((const char *)v->data.scalar.value, "cumulative") == 0) {
+		job_kernel_cumulative(f, n, job, tpl, total, named);
 		return;
 	}
-	if (v->type != YAML_SEQUENCE_NODE || job_seq_len(v) == 0) {
-		job_err(ctx, v,
-		    "kernel \"%s\": \"variants\" must be "
-		    "\"cumulative\" or a list of patch lists",
+	if (v->type != YAML_SEQUENCE_NODE || conf_seq_len(v) == 0) {
+		conf_error(f, v,
+		    "kernel \"%s\": \"variants\" must be \"cumulative\" or a "
+		    "list of patch lists",
 		    tpl->name);
 		return;
 	}
-	for (i = 0; i < job_seq_len(v); i++) {
-		if (job_kernel_patch_list(ctx, job_seq_item(ctx, v, i), tpl,
-			total, &patches, &np) == 0)
-			job_kernel_variant(ctx, n, job, tpl, named, patches,
-			    np);
+	for (i = 0; i < conf_seq_len(v); i++) {
+		if (job_kernel_patch_list(f, "variants", conf_seq_item(f, v, i),
+			tpl, total, &patches, &np) == 0)
+			job_kernel_variant(f, n, job, tpl, named, patches, np);
 		else
 			free(patches);
 	}
@@ -421,13 +465,12 @@ job_kernel_variants(struct job_ctx *ctx, yaml_node_t *n, yaml_node_t *v,
  * ("variants of good.mbox"); an entry that needs a name gets "".
  */
 static char *
-job_kernel_unnamed(struct job_ctx *ctx, yaml_node_t *n, bool variants)
+job_kernel_unnamed(const struct job_kernel_in *ki)
 {
-	const char *series;
+	const char *series = ki->k.series;
 
-	if (!variants)
+	if (ki->variants == NULL)
 		return xstrdup("");
-	series = job_text(job_map_get(ctx, n, "series", NULL));
 	if (series == NULL)
 		return xstrdup("variants of the base");
 	if (strrchr(series, '/') != NULL)
@@ -435,94 +478,109 @@ job_kernel_unnamed(struct job_ctx *ctx, yaml_node_t *n, bool variants)
 	return xasprintf("variants of %s", series);
 }
 
+/*
+ * Checks the name of an entry: given unless it has variants, not the
+ * running kernel's.  Returns whether it was given.
+ */
+static bool
+job_kernel_name(struct conf_file *f, yaml_node_t *n, struct job_kernel_in *ki)
+{
+	bool named = ki->k.name != NULL;
+
+	if (conf_map_value(f, n, "name") == NULL && ki->variants == NULL)
+		conf_error(f, n,
+		    "missing required key \"name\" in \"kernels\"");
+	if (!named)
+		ki->k.name = job_kernel_unnamed(ki);
+	else if (strcmp(ki->k.name, JOB_KERNEL_RUNNING_NAME) == 0)
+		conf_error(f, n,
+		    "kernel name \"running\" is reserved for the running kernel");
+	return named;
+}
+
+/* Checks how "variants" goes with the other keys; expands it if it can. */
+static void
+job_kernel_expand(struct conf_file *f, yaml_node_t *n, struct job *job,
+    struct job_kernel_in *ki, long total, bool named)
+{
+	yaml_node_t *key = conf_node(f, conf_map_pair(f, n, "variants")->key);
+
+	if (ki->k.kind != JOB_KERNEL_BUILD)
+		conf_error(f, key, "kernel \"%s\": \"variants\" needs \"git\"",
+		    ki->k.name);
+	else if (ki->patches != NULL)
+		conf_error(f, key,
+		    "kernel \"%s\": \"variants\" and \"patches\" are exclusive",
+		    ki->k.name);
+	else if (total != -1)
+		job_kernel_variants(f, n, ki->variants, job, &ki->k, total,
+		    named);
+}
+
 /* Parses one kernel mapping and adds it (or its variants) to the job. */
 static void
-job_kernel_parse_map(struct job_ctx *ctx, yaml_node_t *n, struct job *job)
+job_kernel_parse_map(struct conf_file *f, yaml_node_t *n, struct job *job)
 {
-	struct job_kernel k = { 0 };
-	yaml_node_t	 *variants, *key;
-	long		  total;
-	bool		  named;
+	struct job_kernel_in ki = { 0 };
+	long		     total;
+	bool		     named;
 
-	if (job_map_check(ctx, n, "kernel", job_kernel_keys) == -1)
-		return;
-	variants = job_map_get(ctx, n, "variants", &key);
-	k.name = job_get_string(ctx, n, "name", variants == NULL, "kernel");
-	named = k.name != NULL;
-	if (!named)
-		k.name = job_kernel_unnamed(ctx, n, variants != NULL);
-	else if (strcmp(k.name, JOB_KERNEL_RUNNING_NAME) == 0)
-		job_err(ctx, n,
-		    "kernel name \"running\" is reserved for the "
-		    "running kernel");
-	job_kernel_strings(ctx, n, &k);
-	job_kernel_fragments(ctx, n, &k);
-	job_kernel_kind(ctx, n, &k);
+	conf_mapping(f, n, job_kernel_keys, &ki, "kernels");
+	named = job_kernel_name(f, n, &ki);
+	job_kernel_kind(f, n, &ki.k);
 	/*
 	 * The series is read to expand it, or to check patch numbers when
 	 * it is there: a job may name a series to be fetched later.
 	 */
 	total = JOB_MAX_PATCHES;
-	if (k.kind == JOB_KERNEL_BUILD &&
-	    (variants != NULL || job_map_get(ctx, n, "patches", NULL) == NULL ||
-		(k.series != NULL && access(k.series, F_OK) == 0)))
-		total = job_kernel_series_len(ctx, n, &k);
-	if (total != -1 && k.kind == JOB_KERNEL_BUILD)
-		job_kernel_patches(ctx, n, &k, total);
-	if (variants != NULL && k.kind != JOB_KERNEL_BUILD)
-		job_err(ctx, key, "kernel \"%s\": \"variants\" needs \"git\"",
-		    k.name);
-	else if (variants != NULL && job_map_get(ctx, n, "patches", NULL))
-		job_err(ctx, key,
-		    "kernel \"%s\": \"variants\" and "
-		    "\"patches\" are exclusive",
-		    k.name);
-	else if (variants != NULL && total != -1)
-		job_kernel_variants(ctx, n, variants, job, &k, total, named);
-	if (variants == NULL) {
-		job_kernel_add(ctx, n, job, &k);
+	if (ki.k.kind == JOB_KERNEL_BUILD &&
+	    (ki.variants != NULL || ki.patches == NULL ||
+		(ki.k.series != NULL && access(ki.k.series, F_OK) == 0)))
+		total = job_kernel_series_len(f, n, &ki.k);
+	if (total != -1 && ki.k.kind == JOB_KERNEL_BUILD)
+		job_kernel_patches(f, n, &ki, total);
+	if (ki.variants == NULL) {
+		job_kernel_add(f, n, job, &ki.k);
 		return;
 	}
-	job_kernel_clear(&k);
+	job_kernel_expand(f, n, job, &ki, total, named);
+	job_kernel_clear(&ki.k);
 }
 
 /* Parses one kernel: "running" or a mapping. */
 static void
-job_kernel_parse(struct job_ctx *ctx, yaml_node_t *n, struct job *job)
+job_kernel_parse(struct conf_file *f, yaml_node_t *n, struct job *job)
 {
 	struct job_kernel k = { 0 };
 	const char	 *s;
 
-	if ((s = job_text(n)) == NULL) {
-		job_kernel_parse_map(ctx, n, job);
+	if (n->type == YAML_MAPPING_NODE) {
+		job_kernel_parse_map(f, n, job);
 		return;
 	}
+	if (n->type != YAML_SCALAR_NODE) {
+		conf_error(f, n, "kernel must be a mapping");
+		return;
+	}
+	s = (const char *)n->data.scalar.value;
 	if (strcmp(s, JOB_KERNEL_RUNNING_NAME) != 0) {
-		job_err(ctx, n,
-		    "kernel \"%s\": must be \"running\" or a "
-		    "mapping",
-		    s);
+		conf_error(f, n,
+		    "kernel \"%s\": must be \"running\" or a mapping", s);
 		return;
 	}
 	k.name = xstrdup(JOB_KERNEL_RUNNING_NAME);
-	job_kernel_add(ctx, n, job, &k);
+	job_kernel_add(f, n, job, &k);
 }
 
-/* Parses kernels: a list of unique kernels, by default [running]. */
+/* "kernels": a non-empty list of unique kernels. */
 void
-job_read_kernels(struct job_ctx *ctx, yaml_node_t *root, struct job *job)
+job_read_kernels(struct conf_file *f, const struct conf_key *k, yaml_node_t *v,
+    void *dst)
 {
-	struct job_kernel k = { 0 };
-	yaml_node_t	 *key, *seq;
-	size_t		  i;
+	size_t i;
 
-	if ((seq = job_get_seq(ctx, root, "kernels", false, &key)) == NULL) {
-		if (job_map_get(ctx, root, "kernels", NULL) != NULL)
-			return;
-		k.name = xstrdup(JOB_KERNEL_RUNNING_NAME);
-		job_kernel_add(ctx, root, job, &k);
+	if (conf_seq(f, k, v, "a non-empty list") == NULL)
 		return;
-	}
-	for (i = 0; i < job_seq_len(seq); i++)
-		job_kernel_parse(ctx, job_seq_item(ctx, seq, i), job);
+	for (i = 0; i < conf_seq_len(v); i++)
+		job_kernel_parse(f, conf_seq_item(f, v, i), dst);
 }

@@ -18,6 +18,7 @@
 
 #include <openssl/evp.h>
 
+#include "common/cause.h"
 #include "config.h"
 
 #include "common/log.h"
@@ -40,21 +41,6 @@ struct agent_conn {
 	int		      timeout_ms; /* command timeout */
 };
 
-/* Sets *cause to `host "NAME": agent: ` and the formatted message. */
-static void __attribute__((format(printf, 3, 4)))
-agent_fail(const struct agent_conn *c, char **cause, const char *fmt, ...)
-{
-	va_list ap;
-	char   *msg;
-
-	va_start(ap, fmt);
-	msg = xvasprintf(fmt, ap);
-	va_end(ap);
-	if (cause != NULL)
-		*cause = xasprintf("host \"%s\": agent: %s", c->name, msg);
-	free(msg);
-}
-
 /* Marks the connection unusable and reports why. */
 static void __attribute__((format(printf, 3, 4)))
 agent_drop(struct agent_conn *c, char **cause, const char *fmt, ...)
@@ -65,7 +51,8 @@ agent_drop(struct agent_conn *c, char **cause, const char *fmt, ...)
 	va_start(ap, fmt);
 	msg = xvasprintf(fmt, ap);
 	va_end(ap);
-	agent_fail(c, cause, "%s; connection dropped", msg);
+	causef(cause, "host \"%s\": agent: %s; connection dropped", c->name,
+	    msg);
 	free(msg);
 	c->broken = true;
 }
@@ -142,8 +129,9 @@ agent_pick_build(const struct agent_conn *c, const char *dir, char **cause)
 			return path;
 		free(path);
 	}
-	agent_fail(c, cause, "no agent build for arch \"%s\" in \"%s\"",
-	    c->arch, dir);
+	causef(cause,
+	    "host \"%s\": agent: no agent build for arch \"%s\" in \"%s\"",
+	    c->name, c->arch, dir);
 	return NULL;
 }
 
@@ -180,10 +168,10 @@ agent_host_arch(struct agent_conn *c, char **cause)
 	if (status != 0 || *arch == '\0' ||
 	    strspn(arch, "abcdefghijklmnopqrstuvwxyz0123456789_") !=
 		strlen(arch)) {
-		agent_fail(c, cause,
-		    "uname -m: unexpected answer \"%s\" "
+		causef(cause,
+		    "host \"%s\": agent: uname -m: unexpected answer \"%s\" "
 		    "(exit %d)",
-		    arch, status);
+		    c->name, arch, status);
 		free(arch);
 		return -1;
 	}
@@ -286,7 +274,8 @@ agent_unexpected(struct agent_conn *c, const struct proto_msg *m, int want,
 
 	if (m->type == PROTO_ERROR) {
 		msg = proto_get_str(m, PROTO_T_MESSAGE);
-		agent_fail(c, cause, "%s", msg != NULL ? msg : "error");
+		causef(cause, "host \"%s\": agent: %s", c->name,
+		    msg != NULL ? msg : "error");
 		free(msg);
 		return;
 	}
@@ -389,7 +378,7 @@ agent_start(struct agent_conn *c, const struct machine *m,
 	    (local = agent_pick_build(c, agent_dir, cause)) == NULL)
 		goto out;
 	if (agent_sha256(local, hex, &why) != 0) {
-		agent_fail(c, cause, "%s", why);
+		causef(cause, "host \"%s\": agent: %s", c->name, why);
 		goto out;
 	}
 	remote = xasprintf("%s/hilab-agent-%.*s", dir, AGENT_HASH_HEX, hex);
@@ -418,7 +407,9 @@ agent_connect(const struct machine *m, const char *agent_dir, char **cause)
 
 	c->name = xstrdup(m->name != NULL ? m->name : "?");
 	if (agent_dir == NULL) {
-		agent_fail(c, cause, "no local directory of agent builds");
+		causef(cause,
+		    "host \"%s\": agent: no local directory of agent builds",
+		    c->name);
 		goto fail;
 	}
 	if ((c->h = ssh_host_connect(m, 0, cause)) == NULL)
@@ -471,7 +462,7 @@ agent_usable(struct agent_conn *c, char **cause)
 {
 	if (!c->broken)
 		return 0;
-	agent_fail(c, cause, "connection was dropped");
+	causef(cause, "host \"%s\": agent: connection was dropped", c->name);
 	return -1;
 }
 
@@ -726,8 +717,9 @@ agent_run(struct agent_conn *c, const struct agent_run_spec *spec,
 		return -1;
 	if (!agent_run_id_ok(spec->run_id) || spec->argv == NULL ||
 	    spec->argv[0] == NULL) {
-		agent_fail(c, cause, "run \"%s\": bad run id or empty argv",
-		    spec->run_id ? spec->run_id : "");
+		causef(cause,
+		    "host \"%s\": agent: run \"%s\": bad run id or empty argv",
+		    c->name, spec->run_id ? spec->run_id : "");
 		return -1;
 	}
 	if (agent_send_run(c, spec, cause) != 0 ||
@@ -752,8 +744,8 @@ agent_fetch(struct agent_conn *c, const char *run_id, uint64_t from_seq,
 	if (agent_usable(c, cause) != 0)
 		return -1;
 	if (!agent_run_id_ok(run_id)) {
-		agent_fail(c, cause, "fetch: bad run id \"%s\"",
-		    run_id ? run_id : "");
+		causef(cause, "host \"%s\": agent: fetch: bad run id \"%s\"",
+		    c->name, run_id ? run_id : "");
 		return -1;
 	}
 	proto_begin(&b, PROTO_FETCH);
@@ -776,8 +768,8 @@ agent_ack(struct agent_conn *c, const char *run_id, char **cause)
 	if (agent_usable(c, cause) != 0)
 		return -1;
 	if (!agent_run_id_ok(run_id)) {
-		agent_fail(c, cause, "ack: bad run id \"%s\"",
-		    run_id ? run_id : "");
+		causef(cause, "host \"%s\": agent: ack: bad run id \"%s\"",
+		    c->name, run_id ? run_id : "");
 		return -1;
 	}
 	proto_begin(&b, PROTO_ACK);
@@ -803,8 +795,8 @@ agent_cancel(struct agent_conn *c, const char *run_id, int *state, char **cause)
 	if (agent_usable(c, cause) != 0)
 		return -1;
 	if (!agent_run_id_ok(run_id)) {
-		agent_fail(c, cause, "cancel: bad run id \"%s\"",
-		    run_id ? run_id : "");
+		causef(cause, "host \"%s\": agent: cancel: bad run id \"%s\"",
+		    c->name, run_id ? run_id : "");
 		return -1;
 	}
 	proto_begin(&b, PROTO_CANCEL);

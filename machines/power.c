@@ -18,6 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/cause.h"
 #include "common/clock.h"
 #include "common/log.h"
 #include "common/xmalloc.h"
@@ -69,20 +70,6 @@ const char *
 power_what(const struct power *p)
 {
 	return p->what;
-}
-
-/* Sets *cause to "machine "NAME": WHAT: " and the formatted message. */
-static void __attribute__((format(printf, 3, 4)))
-power_fail(const struct power *p, char **cause, const char *fmt, ...)
-{
-	va_list ap;
-	char   *msg;
-
-	va_start(ap, fmt);
-	msg = xvasprintf(fmt, ap);
-	va_end(ap);
-	*cause = xasprintf("machine \"%s\": %s: %s", p->m->name, p->what, msg);
-	free(msg);
 }
 
 /* In the child: stdin from /dev/null, output to fd, its own group, exec. */
@@ -163,7 +150,8 @@ power_exec(const struct power *p, char *const argv[], char **out, char **cause)
 
 	*out = NULL;
 	if (pipe2(fds, O_CLOEXEC) == -1 || (pid = fork()) == -1) {
-		power_fail(p, cause, "%s: %s", argv[0], strerror(errno));
+		causef(cause, "machine \"%s\": %s: %s: %s", p->m->name, p->what,
+		    argv[0], strerror(errno));
 		goto out;
 	}
 	if (pid == 0)
@@ -173,8 +161,8 @@ power_exec(const struct power *p, char *const argv[], char **out, char **cause)
 	if (!power_collect(fds[0], clock_now_ms() + POWER_CMD_MS, buf, &len)) {
 		kill(-pid, SIGKILL);
 		power_reap(pid);
-		power_fail(p, cause, "%s: timed out after %d s", argv[0],
-		    POWER_CMD_MS / 1000);
+		causef(cause, "machine \"%s\": %s: %s: timed out after %d s",
+		    p->m->name, p->what, argv[0], POWER_CMD_MS / 1000);
 		goto out;
 	}
 	rc = power_reap(pid);
@@ -231,9 +219,11 @@ power_run(const struct power *p, char *const argv[], char **out, char **cause)
 		return 0;
 	line = power_oneline(*out);
 	if (*line == '\0')
-		power_fail(p, cause, "%s: exit %d", argv[0], rc);
+		causef(cause, "machine \"%s\": %s: %s: exit %d", p->m->name,
+		    p->what, argv[0], rc);
 	else
-		power_fail(p, cause, "%s: %s (exit %d)", argv[0], line, rc);
+		causef(cause, "machine \"%s\": %s: %s: %s (exit %d)",
+		    p->m->name, p->what, argv[0], line, rc);
 	free(line);
 	free(*out);
 	*out = NULL;
@@ -258,8 +248,9 @@ power_settle(struct power *p, bool want, char **cause)
 			break;
 		clock_sleep_ms(POWER_POLL_MS);
 	}
-	power_fail(p, cause, "power still %s %d s after \"%s\"",
-	    on ? "on" : "off", POWER_SETTLE_MS / 1000, want ? "on" : "off");
+	causef(cause, "machine \"%s\": %s: power still %s %d s after \"%s\"",
+	    p->m->name, p->what, on ? "on" : "off", POWER_SETTLE_MS / 1000,
+	    want ? "on" : "off");
 	return -1;
 }
 
@@ -348,8 +339,9 @@ power_ipmi_status(struct power *p, bool *on, char **cause)
 		*on = false;
 	else {
 		line = power_oneline(out);
-		power_fail(p, cause, "ipmitool: unexpected status \"%s\"",
-		    line);
+		causef(cause,
+		    "machine \"%s\": %s: ipmitool: unexpected status \"%s\"",
+		    p->m->name, p->what, line);
 		free(line);
 		rc = -1;
 	}
@@ -392,8 +384,9 @@ power_cmd_status(struct power *p, bool *on, char **cause)
 	else if (strcmp(line, "off") == 0)
 		*on = false;
 	else {
-		power_fail(p, cause, "%s printed \"%s\", not on or off",
-		    p->m->power.command.status[0], line);
+		causef(cause,
+		    "machine \"%s\": %s: %s printed \"%s\", not on or off",
+		    p->m->name, p->what, p->m->power.command.status[0], line);
 		rc = -1;
 	}
 	free(line);
@@ -463,8 +456,8 @@ power_open(const struct machine *m, char **cause)
 	p->ops = &power_ipmi_ops;
 	p->cycles = true;
 	if (access(ip->password_file, R_OK) == -1) {
-		power_fail(p, cause, "password file \"%s\": %s",
-		    ip->password_file, strerror(errno));
+		causef(cause, "machine \"%s\": %s: password file \"%s\": %s",
+		    p->m->name, p->what, ip->password_file, strerror(errno));
 		power_close(p);
 		return NULL;
 	}
@@ -495,7 +488,8 @@ int
 power_status(struct power *p, bool *on, char **cause)
 {
 	if (p->ops->status == NULL) {
-		power_fail(p, cause, "no \"status\" command in %s",
+		causef(cause, "machine \"%s\": %s: no \"status\" command in %s",
+		    p->m->name, p->what,
 		    p->m->file ? p->m->file : "the machine file");
 		return -1;
 	}

@@ -15,6 +15,7 @@
 #include <libssh/libssh.h>
 #include <libssh/sftp.h>
 
+#include "common/cause.h"
 #include "common/clock.h"
 #include "common/log.h"
 #include "common/xmalloc.h"
@@ -53,21 +54,6 @@ struct ssh_host_buf {
 };
 
 static int ssh_host_sftp(struct ssh_host *, char **);
-
-/* Sets *cause to `host "NAME": ` followed by the formatted message. */
-static void __attribute__((format(printf, 3, 4)))
-ssh_host_fail(const struct ssh_host *h, char **cause, const char *fmt, ...)
-{
-	va_list ap;
-	char   *msg;
-
-	va_start(ap, fmt);
-	msg = xvasprintf(fmt, ap);
-	va_end(ap);
-	if (cause != NULL)
-		*cause = xasprintf("host \"%s\": %s", h->name, msg);
-	free(msg);
-}
 
 /* Milliseconds left until deadline (< 0: none), capped at one slice. */
 static int
@@ -134,7 +120,8 @@ ssh_host_options(struct ssh_host *h, const struct machine *m, int flags,
 
 	nodelay = !(flags & SSH_HOST_NO_NODELAY);
 	if (ms->known_hosts == NULL || *ms->known_hosts == '\0') {
-		ssh_host_fail(h, cause, "no known_hosts file given");
+		causef(cause, "host \"%s\": no known_hosts file given",
+		    h->name);
 		return -1;
 	}
 	if (ssh_options_set(h->s, SSH_OPTIONS_PROCESS_CONFIG, &config) != 0 ||
@@ -146,7 +133,8 @@ ssh_host_options(struct ssh_host *h, const struct machine *m, int flags,
 		0 ||
 	    ssh_options_set(h->s, SSH_OPTIONS_GLOBAL_KNOWNHOSTS, "/dev/null") !=
 		0) {
-		ssh_host_fail(h, cause, "ssh options: %s", ssh_get_error(h->s));
+		causef(cause, "host \"%s\": ssh options: %s", h->name,
+		    ssh_get_error(h->s));
 		return -1;
 	}
 	ssh_host_set_timeout(h, h->connect_timeout_ms);
@@ -178,15 +166,15 @@ ssh_host_trust(struct ssh_host *h, const struct machine *m, const char *desc,
     char **cause)
 {
 	if (!m->ssh.trust_on_first_use) {
-		ssh_host_fail(h, cause,
-		    "unknown host key for %s (%s): not in "
+		causef(cause,
+		    "host \"%s\": unknown host key for %s (%s): not in "
 		    "%s and trust_on_first_use is off",
-		    h->addr, desc, m->ssh.known_hosts);
+		    h->name, h->addr, desc, m->ssh.known_hosts);
 		return -1;
 	}
 	if (ssh_session_update_known_hosts(h->s) != SSH_OK) {
-		ssh_host_fail(h, cause, "cannot add host key to %s: %s",
-		    m->ssh.known_hosts, ssh_get_error(h->s));
+		causef(cause, "host \"%s\": cannot add host key to %s: %s",
+		    h->name, m->ssh.known_hosts, ssh_get_error(h->s));
 		return -1;
 	}
 	log_info("ssh", "host \"%s\": trusted new host key %s, added to %s",
@@ -203,7 +191,7 @@ ssh_host_verify(struct ssh_host *h, const struct machine *m, char **cause)
 	int	rc = -1;
 
 	if (ssh_get_server_publickey(h->s, &key) != SSH_OK) {
-		ssh_host_fail(h, cause, "ssh host key: %s",
+		causef(cause, "host \"%s\": ssh host key: %s", h->name,
 		    ssh_get_error(h->s));
 		goto out;
 	}
@@ -213,26 +201,26 @@ ssh_host_verify(struct ssh_host *h, const struct machine *m, char **cause)
 		rc = 0;
 		break;
 	case SSH_KNOWN_HOSTS_CHANGED:
-		ssh_host_fail(h, cause,
-		    "host key for %s has changed: server "
+		causef(cause,
+		    "host \"%s\": host key for %s has changed: server "
 		    "offers %s, which is not the key in %s; refusing to "
 		    "connect",
-		    h->addr, desc, m->ssh.known_hosts);
+		    h->name, h->addr, desc, m->ssh.known_hosts);
 		break;
 	case SSH_KNOWN_HOSTS_OTHER:
-		ssh_host_fail(h, cause,
-		    "host key for %s has changed: server "
+		causef(cause,
+		    "host \"%s\": host key for %s has changed: server "
 		    "offers %s, but %s holds a key of another type; refusing "
 		    "to connect",
-		    h->addr, desc, m->ssh.known_hosts);
+		    h->name, h->addr, desc, m->ssh.known_hosts);
 		break;
 	case SSH_KNOWN_HOSTS_UNKNOWN:
 	case SSH_KNOWN_HOSTS_NOT_FOUND:
 		rc = ssh_host_trust(h, m, desc, cause);
 		break;
 	default:
-		ssh_host_fail(h, cause, "host key check against %s: %s",
-		    m->ssh.known_hosts, ssh_get_error(h->s));
+		causef(cause, "host \"%s\": host key check against %s: %s",
+		    h->name, m->ssh.known_hosts, ssh_get_error(h->s));
 		break;
 	}
 out:
@@ -249,15 +237,15 @@ ssh_host_auth(struct ssh_host *h, const struct machine *m, char **cause)
 	int	rc = -1;
 
 	if (m->ssh.identity == NULL || *m->ssh.identity == '\0') {
-		ssh_host_fail(h, cause, "no identity file given");
+		causef(cause, "host \"%s\": no identity file given", h->name);
 		goto out;
 	}
 	if (ssh_pki_import_privkey_file(m->ssh.identity, NULL, NULL, NULL,
 		&priv) != SSH_OK) {
-		ssh_host_fail(h, cause,
-		    "identity \"%s\": cannot read private "
+		causef(cause,
+		    "host \"%s\": identity \"%s\": cannot read private "
 		    "key",
-		    m->ssh.identity);
+		    h->name, m->ssh.identity);
 		goto out;
 	}
 	switch (ssh_userauth_publickey(h->s, NULL, priv)) {
@@ -265,13 +253,15 @@ ssh_host_auth(struct ssh_host *h, const struct machine *m, char **cause)
 		rc = 0;
 		break;
 	case SSH_AUTH_ERROR:
-		ssh_host_fail(h, cause, "ssh auth: %s", ssh_get_error(h->s));
+		causef(cause, "host \"%s\": ssh auth: %s", h->name,
+		    ssh_get_error(h->s));
 		break;
 	default:
-		ssh_host_fail(h, cause,
-		    "ssh auth: key \"%s\" refused for "
+		causef(cause,
+		    "host \"%s\": ssh auth: key \"%s\" refused for "
 		    "user \"%s\"",
-		    m->ssh.identity, m->ssh.user ? m->ssh.user : "root");
+		    h->name, m->ssh.identity,
+		    m->ssh.user ? m->ssh.user : "root");
 		break;
 	}
 out:
@@ -286,11 +276,12 @@ ssh_host_connect_fail(struct ssh_host *h, int port, char **cause)
 	const char *err = ssh_get_error(h->s);
 
 	if (strstr(err, "Timeout") != NULL || strstr(err, "timed out"))
-		ssh_host_fail(h, cause, "ssh connect: timed out (%s port %d)",
+		causef(cause,
+		    "host \"%s\": ssh connect: timed out (%s port %d)", h->name,
 		    h->addr, port);
 	else
-		ssh_host_fail(h, cause, "ssh connect: %s port %d: %s", h->addr,
-		    port, err);
+		causef(cause, "host \"%s\": ssh connect: %s port %d: %s",
+		    h->name, h->addr, port, err);
 }
 
 struct ssh_host *
@@ -308,11 +299,12 @@ ssh_host_connect(const struct machine *m, int flags, char **cause)
 	    ? m->ssh.command_timeout_ms
 	    : SSH_HOST_COMMAND_TIMEOUT_MS;
 	if (*h->addr == '\0') {
-		ssh_host_fail(h, cause, "no ssh host given");
+		causef(cause, "host \"%s\": no ssh host given", h->name);
 		goto fail;
 	}
 	if ((h->s = ssh_new()) == NULL) {
-		ssh_host_fail(h, cause, "ssh: cannot create a session");
+		causef(cause, "host \"%s\": ssh: cannot create a session",
+		    h->name);
 		goto fail;
 	}
 	if (ssh_host_options(h, m, flags, cause) != 0)
@@ -365,16 +357,18 @@ ssh_host_start(struct ssh_host *h, const char *cmd, char **cause)
 	ssh_channel c;
 
 	if ((c = ssh_channel_new(h->s)) == NULL) {
-		ssh_host_fail(h, cause, "ssh channel: %s", ssh_get_error(h->s));
+		causef(cause, "host \"%s\": ssh channel: %s", h->name,
+		    ssh_get_error(h->s));
 		return NULL;
 	}
 	if (ssh_channel_open_session(c) != SSH_OK) {
-		ssh_host_fail(h, cause, "ssh channel: %s", ssh_get_error(h->s));
+		causef(cause, "host \"%s\": ssh channel: %s", h->name,
+		    ssh_get_error(h->s));
 		ssh_channel_free(c);
 		return NULL;
 	}
 	if (ssh_channel_request_exec(c, cmd) != SSH_OK) {
-		ssh_host_fail(h, cause, "ssh exec \"%s\": %s", cmd,
+		causef(cause, "host \"%s\": ssh exec \"%s\": %s", h->name, cmd,
 		    ssh_get_error(h->s));
 		ssh_channel_close(c);
 		ssh_channel_free(c);
@@ -420,7 +414,8 @@ ssh_host_collect(struct ssh_host *h, ssh_channel c, const char *cmd,
 	for (;;) {
 		eof = ssh_channel_is_eof(c);
 		if (ssh_host_drain(c, out, err) < 0) {
-			ssh_host_fail(h, cause, "ssh exec \"%s\": %s", cmd,
+			causef(cause, "host \"%s\": ssh exec \"%s\": %s",
+			    h->name, cmd,
 			    out->len + err->len >= SSH_HOST_MAX_OUTPUT
 				? "output too large"
 				: ssh_get_error(h->s));
@@ -429,16 +424,16 @@ ssh_host_collect(struct ssh_host *h, ssh_channel c, const char *cmd,
 		if (eof)
 			return 0;
 		if (clock_now_ms() >= deadline) {
-			ssh_host_fail(h, cause,
-			    "ssh exec \"%s\": timed out "
+			causef(cause,
+			    "host \"%s\": ssh exec \"%s\": timed out "
 			    "after %d ms",
-			    cmd, h->command_timeout_ms);
+			    h->name, cmd, h->command_timeout_ms);
 			return -1;
 		}
 		if (ssh_channel_poll_timeout(c, ssh_host_slice(deadline), 0) ==
 		    SSH_ERROR) {
-			ssh_host_fail(h, cause, "ssh exec \"%s\": %s", cmd,
-			    ssh_get_error(h->s));
+			causef(cause, "host \"%s\": ssh exec \"%s\": %s",
+			    h->name, cmd, ssh_get_error(h->s));
 			return -1;
 		}
 	}
@@ -526,11 +521,13 @@ ssh_host_sftp(struct ssh_host *h, char **cause)
 	if (h->sftp != NULL)
 		return 0;
 	if ((h->sftp = sftp_new(h->s)) == NULL) {
-		ssh_host_fail(h, cause, "sftp: %s", ssh_get_error(h->s));
+		causef(cause, "host \"%s\": sftp: %s", h->name,
+		    ssh_get_error(h->s));
 		return -1;
 	}
 	if (sftp_init(h->sftp) != SSH_OK) {
-		ssh_host_fail(h, cause, "sftp: %s", ssh_host_sftp_error(h));
+		causef(cause, "host \"%s\": sftp: %s", h->name,
+		    ssh_host_sftp_error(h));
 		sftp_free(h->sftp);
 		h->sftp = NULL;
 		return -1;
@@ -572,8 +569,8 @@ ssh_host_mkdir_p(struct ssh_host *h, const char *dir, char **cause)
 		*p = '\0';
 		if (sftp_mkdir(h->sftp, path, 0755) != 0 &&
 		    !ssh_host_is_dir(h, path)) {
-			ssh_host_fail(h, cause, "mkdir \"%s\": %s", path,
-			    ssh_host_sftp_error(h));
+			causef(cause, "host \"%s\": mkdir \"%s\": %s", h->name,
+			    path, ssh_host_sftp_error(h));
 			goto out;
 		}
 		if ((*p = c) == '\0')
@@ -597,15 +594,15 @@ ssh_host_copy(struct ssh_host *h, int fd, sftp_file f, const char *local,
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0) {
-			ssh_host_fail(h, cause, "upload \"%s\": %s", local,
-			    strerror(errno));
+			causef(cause, "host \"%s\": upload \"%s\": %s", h->name,
+			    local, strerror(errno));
 			return -1;
 		}
 		for (off = 0; off < n; off += w) {
 			w = sftp_write(f, buf + off, (size_t)(n - off));
 			if (w <= 0) {
-				ssh_host_fail(h, cause, "write \"%s\": %s",
-				    remote, ssh_host_sftp_error(h));
+				causef(cause, "host \"%s\": write \"%s\": %s",
+				    h->name, remote, ssh_host_sftp_error(h));
 				return -1;
 			}
 		}
@@ -629,7 +626,7 @@ ssh_host_rename(struct ssh_host *h, const char *tmp, const char *remote,
 	cmd = xasprintf("mv -f -- %s %s", qt, qr);
 	rc = ssh_host_exec(h, cmd, &res, cause);
 	if (rc == 0 && res.status != 0) {
-		ssh_host_fail(h, cause, "rename \"%s\": %s", remote,
+		causef(cause, "host \"%s\": rename \"%s\": %s", h->name, remote,
 		    res.err_len > 0 ? res.err : "mv failed");
 		rc = -1;
 	}
@@ -663,7 +660,7 @@ ssh_host_upload(struct ssh_host *h, const char *local, const char *remote,
 	int		fd, rc = -1, done = 0;
 
 	if ((fd = open(local, O_RDONLY | O_CLOEXEC)) == -1) {
-		ssh_host_fail(h, cause, "upload \"%s\": %s", local,
+		causef(cause, "host \"%s\": upload \"%s\": %s", h->name, local,
 		    strerror(errno));
 		goto out;
 	}
@@ -673,7 +670,7 @@ ssh_host_upload(struct ssh_host *h, const char *local, const char *remote,
 	    __atomic_add_fetch(&seq, 1, __ATOMIC_RELAXED));
 	f = sftp_open(h->sftp, tmp, O_WRONLY | O_CREAT | O_TRUNC, 0600);
 	if (f == NULL) {
-		ssh_host_fail(h, cause, "create \"%s\": %s", tmp,
+		causef(cause, "host \"%s\": create \"%s\": %s", h->name, tmp,
 		    ssh_host_sftp_error(h));
 		goto out;
 	}
@@ -682,12 +679,12 @@ ssh_host_upload(struct ssh_host *h, const char *local, const char *remote,
 	done = sftp_close(f) == SSH_NO_ERROR;
 	f = NULL;
 	if (!done) {
-		ssh_host_fail(h, cause, "close \"%s\": %s", tmp,
+		causef(cause, "host \"%s\": close \"%s\": %s", h->name, tmp,
 		    ssh_host_sftp_error(h));
 		goto out;
 	}
 	if (sftp_chmod(h->sftp, tmp, mode) != 0) {
-		ssh_host_fail(h, cause, "chmod \"%s\": %s", tmp,
+		causef(cause, "host \"%s\": chmod \"%s\": %s", h->name, tmp,
 		    ssh_host_sftp_error(h));
 		goto out;
 	}
@@ -768,9 +765,10 @@ ssh_host_chan_eof(struct ssh_host_chan *ch, char **cause)
 	while (len > 0 && (tail[len - 1] == '\n' || tail[len - 1] == '\r'))
 		tail[--len] = '\0';
 	if (len > 0)
-		ssh_host_fail(ch->h, cause, "remote process ended: %s", tail);
+		causef(cause, "host \"%s\": remote process ended: %s",
+		    ch->h->name, tail);
 	else
-		ssh_host_fail(ch->h, cause, "remote process ended");
+		causef(cause, "host \"%s\": remote process ended", ch->h->name);
 	free(tail);
 }
 
@@ -799,10 +797,10 @@ ssh_host_chan_read(struct ssh_host_chan *ch, void *buf, size_t len,
 			return -1;
 		}
 		if (deadline >= 0 && clock_now_ms() >= deadline) {
-			ssh_host_fail(ch->h, cause,
-			    "read from remote process: "
+			causef(cause,
+			    "host \"%s\": read from remote process: "
 			    "timed out after %d ms",
-			    timeout_ms);
+			    ch->h->name, timeout_ms);
 			return -1;
 		}
 		if (ssh_channel_poll_timeout(ch->c, ssh_host_slice(deadline),
@@ -811,7 +809,7 @@ ssh_host_chan_read(struct ssh_host_chan *ch, void *buf, size_t len,
 	}
 	return 0;
 lost:
-	ssh_host_fail(ch->h, cause, "connection lost: %s",
+	causef(cause, "host \"%s\": connection lost: %s", ch->h->name,
 	    ssh_get_error(ch->h->s));
 	return -1;
 }
@@ -830,7 +828,8 @@ ssh_host_chan_write(struct ssh_host_chan *ch, const void *buf, size_t len,
 		n = ssh_channel_write(ch->c, (const char *)buf + off,
 		    (uint32_t)(len - off));
 		if (n <= 0) {
-			ssh_host_fail(h, cause, "write to remote process: %s",
+			causef(cause,
+			    "host \"%s\": write to remote process: %s", h->name,
 			    n == 0 ? "timed out" : ssh_get_error(h->s));
 			rc = -1;
 			break;

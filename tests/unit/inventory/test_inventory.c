@@ -254,6 +254,21 @@ test_dir_dup(void **state)
 	free(cause);
 }
 
+/*
+ * The errors of several files come back at once, by file and then by
+ * position, whether a file's reading, its syntax or a check found them.
+ */
+static void
+test_dir_errors(void **state)
+{
+	struct inventory *inv;
+	char		 *cause = NULL;
+
+	inv = inventory_load("dirs/errors", &cause);
+	assert_true(check_bad("dirs/errors", inv, cause, "dirs/errors.err"));
+	free(cause);
+}
+
 /* A missing directory or file is an error, not an empty inventory. */
 static void
 test_missing(void **state)
@@ -452,6 +467,7 @@ main(void)
 		cmocka_unit_test(test_bad_files),
 		cmocka_unit_test(test_dir_sorted),
 		cmocka_unit_test(test_dir_dup),
+		cmocka_unit_test(test_dir_errors),
 		cmocka_unit_test(test_missing),
 		cmocka_unit_test(test_dir_empty),
 		cmocka_unit_test(test_load_path),

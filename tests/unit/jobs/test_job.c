@@ -377,21 +377,43 @@ test_json_rejects(void **state)
 	job_free(job);
 }
 
-/* Durations: units, plain seconds, and what is refused. */
+/* The timeout of a benchmark with timeout text t, or -1 if refused. */
+static long
+timeout_of(const char *t)
+{
+	struct job *job;
+	char	   *text, *cause = NULL;
+	long	    ms = -1;
+
+	text = xasprintf("name: d\nmachines: [m]\nbenchmarks:\n"
+			 "  - name: x\n    timeout: \"%s\"\n",
+	    t);
+	if ((job = job_load_string("d.yaml", text, strlen(text), NULL, NULL,
+		 &cause)) != NULL)
+		ms = job->benchmarks[0].timeout_ms;
+	free(cause);
+	free(text);
+	job_free(job);
+	return ms;
+}
+
+/* Timeouts read as every duration does (units.h), from 1ms to 7 days. */
 static void
 test_duration(void **state)
 {
-	assert_int_equal(job_read_duration("30"), 30000);
-	assert_int_equal(job_read_duration("30s"), 30000);
-	assert_int_equal(job_read_duration("250ms"), 250);
-	assert_int_equal(job_read_duration("5m"), 300000);
-	assert_int_equal(job_read_duration("2h"), 7200000);
-	assert_int_equal(job_read_duration("0s"), -1);
-	assert_int_equal(job_read_duration("-5s"), -1);
-	assert_int_equal(job_read_duration("5 s"), -1);
-	assert_int_equal(job_read_duration("5d"), -1);
-	assert_int_equal(job_read_duration(""), -1);
-	assert_int_equal(job_read_duration("169h"), -1);
+	assert_int_equal(timeout_of("30"), 30000);
+	assert_int_equal(timeout_of("30s"), 30000);
+	assert_int_equal(timeout_of("250ms"), 250);
+	assert_int_equal(timeout_of("5m"), 300000);
+	assert_int_equal(timeout_of("2h"), 7200000);
+	assert_int_equal(timeout_of("1h30m"), 5400000);
+	assert_int_equal(timeout_of("7d"), 7L * 86400000);
+	assert_int_equal(timeout_of("0s"), -1);
+	assert_int_equal(timeout_of("-5s"), -1);
+	assert_int_equal(timeout_of("5 s"), -1);
+	assert_int_equal(timeout_of("5x"), -1);
+	assert_int_equal(timeout_of(""), -1);
+	assert_int_equal(timeout_of("169h"), -1);
 }
 
 /* The shipped examples parse (without inventory) and round-trip. */
@@ -426,8 +448,7 @@ test_missing_file(void **state)
 
 	assert_null(job_load("no-such-job.yaml", NULL, NULL, &cause));
 	assert_string_equal(cause,
-	    "no-such-job.yaml: No such file or "
-	    "directory");
+	    "cannot open \"no-such-job.yaml\": no such file or directory");
 	free(cause);
 }
 

@@ -468,8 +468,7 @@ test_errors_patch_numbers(void **state)
 	free(text);
 	text = entry(f, "patches", "    name: k\n    patches: [0]\n");
 	load_fails(f, text, "0]",
-	    "kernel \"k\": a patch number must be an "
-	    "integer from 1");
+	    "\"patches\" must be a number from 1 to 10000, not \"0\"");
 	free(text);
 }
 

@@ -107,11 +107,15 @@ test_server_errors(void **state)
 		{ "server: {command: [srv, \"{m}\"]}\n",
 		    ":8:25: command: unknown placeholder \"{m}\"" },
 		{ "server: {command: [srv], port: 70000}\n",
-		    ":8:9: server: \"port\": 70000 is not a TCP port" },
+		    ":8:32: \"port\" must be a number from 0 to 65535, not "
+		    "\"70000\"" },
 		{ "server: {command: [srv], wait: 1}\n",
-		    ":8:26: server: unknown key \"wait\"" },
-		{ "server: {port: 80}\n", ":8:9: server: \"command\": empty" },
-		{ "server: srv\n", ":8:9: \"server\": expected a mapping" },
+		    ":8:26: unknown key \"wait\"" },
+		{ "server: {port: 80}\n",
+		    ":8:9: missing required key \"command\" in \"server\"" },
+		{ "server: srv\n",
+		    ":8:9: \"server\" must be a list of arguments or a mapping, "
+		    "not \"srv\"" },
 	};
 	struct catalog *cat = NULL;
 	char	       *text, *cause;
@@ -221,10 +225,10 @@ test_job_print(void **state)
 	job_print(f, job);
 	fclose(f);
 	assert_non_null(strstr(buf,
-	    "    # install: {package: dbench}\n"
-	    "    # server: {command: [tbench_srv], port: 7003}\n"));
+	    "  # install: {package: dbench}\n"
+	    "  # server: {command: [tbench_srv], port: 7003}\n"));
 	assert_non_null(strstr(buf,
-	    "    # install: {source: "
+	    "  # install: {source: "
 	    "schbench-1.0.tar.gz, build: [make]}\n"));
 	free(buf);
 	job_free(job);

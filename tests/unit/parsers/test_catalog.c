@@ -1,7 +1,9 @@
 /*
  * The shipped benchmark catalog loads and expands; bad catalog files give
- * exact file:line:col errors.
+ * exact file:line:col errors, one per line, sorted.
  */
+#include <sys/stat.h>
+
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -141,7 +143,27 @@ write_file(const char *name, const char *text)
 	return (path);
 }
 
-/* Loads text as one file and expects exactly the errors in want. */
+/* want with each "@" replaced by path (caller frees). */
+static char *
+at_path(const char *want, const char *path)
+{
+	char	   *out = xstrdup(""), *next;
+	const char *p, *at;
+
+	for (p = want; (at = strchr(p, '@')) != NULL; p = at + 1) {
+		next = xasprintf("%s%.*s%s", out, (int)(at - p), p, path);
+		free(out);
+		out = next;
+	}
+	next = xasprintf("%s%s", out, p);
+	free(out);
+	return (next);
+}
+
+/*
+ * Loads text as one file and expects exactly the errors in want, one per
+ * line, "@" standing for the file's path.
+ */
 static void
 expect_bad(const char *text, const char *want)
 {
@@ -150,54 +172,134 @@ expect_bad(const char *text, const char *want)
 
 	path = write_file("bad.yaml", text);
 	cat = catalog_load_file(path, &cause);
+	unlink(path);
 	assert_null(cat);
-	full = xasprintf(want, path, path, path, path);
+	full = at_path(want, path);
 	assert_string_equal(cause, full);
 	free(full);
 	free(cause);
-	unlink(path);
 	free(path);
 }
 
-/* Bad files: each error at its line and column. */
+/* Bad files: each error at its line and column, sorted by position. */
 static void
 test_bad_files(void **state)
 {
 	expect_bad(GOOD_HEAD GOOD_METRICS "cpus: 4\n",
-	    "%s:9:1: unknown key \"cpus\"");
+	    "@:9:1: unknown key \"cpus\"");
 	expect_bad("name: x\n"
 		   "command: [hackbench, -g, \"{group}\"]\n"
 		   "params:\n"
 		   "  groups: 2\n"
 		   "install: rt-tests\n"
 		   "parser: hackbench\n" GOOD_METRICS,
-	    "%s:2:26: command: unknown placeholder \"{group}\"");
+	    "@:2:26: command: unknown placeholder \"{group}\"");
 	expect_bad(GOOD_HEAD
 	    "metrics:\n"
 	    "  - {name: time, direction: up, statistic: mean}\n",
-	    "%s:8:29: \"direction\": unknown value \"up\"\n"
-	    "%s:8:44: \"statistic\": unknown value \"mean\"");
+	    "@:8:29: \"direction\" must be higher or lower, not \"up\"\n"
+	    "@:8:44: \"statistic\" must be amean, hmean, gmean or median, "
+	    "not \"mean\"");
 	expect_bad("name: x\n",
-	    "%s:1:1: missing \"command\"\n"
-	    "%s:1:1: missing \"install\"\n"
-	    "%s:1:1: missing \"parser\"\n"
-	    "%s:1:1: missing \"metrics\"");
+	    "@:1:1: missing required key \"command\"\n"
+	    "@:1:1: missing required key \"install\"\n"
+	    "@:1:1: missing required key \"parser\"\n"
+	    "@:1:1: missing required key \"metrics\"");
 	expect_bad(GOOD_HEAD GOOD_METRICS "iterations: many\n",
-	    "%s:9:13: \"iterations\": \"many\" is not a whole number");
+	    "@:9:13: \"iterations\" must be a number from 1 to 1000000, not "
+	    "\"many\"");
+	expect_bad(GOOD_HEAD GOOD_METRICS "timeout: 1500ms\n",
+	    "@:9:10: \"timeout\" must be a duration of whole seconds from 1s "
+	    "to 7d such as \"90s\" or \"5m\", not \"1500ms\"");
 	expect_bad("name: x\ncommand: [a, b\n",
-	    "%s:3:1: did not find "
-	    "expected ',' or ']'");
+	    "@:3:1: syntax error: did not find expected ',' or ']' (while "
+	    "parsing a flow sequence at line 2, column 10)");
 	expect_bad("name: x\n"
 		   "command: [hackbench, -g, \"{groups\"]\n"
 		   "params: {groups: 1}\n"
 		   "install: {package: rt-tests, source: x.tar.gz}\n"
 		   "parser: nope\n" GOOD_METRICS,
-	    "%s:4:10: install: give either \"package\" or \"source\"\n"
-	    "%s:2:26: command: lone brace in \"{groups\" (write {{ or }} "
+	    "@:2:26: command: lone brace in \"{groups\" (write {{ or }} "
 	    "for a brace)\n"
-	    "%s:5:9: parser \"nope\": unknown parser");
+	    "@:4:10: install: give either \"package\" or \"source\"\n"
+	    "@:5:9: parser \"nope\": unknown parser");
 	expect_bad("- just\n- a list\n",
-	    "%s:1:1: \"benchmark\": expected a mapping");
+	    "@:1:1: a benchmark file must hold a mapping, not a sequence");
+	expect_bad("", "@:1:1: no benchmark in file, expected a mapping");
+}
+
+/*
+ * Unknown, duplicate and wrongly typed keys read as in machine and job
+ * files (the configuration engine's words), each at its position, sorted
+ * by position whatever order they were found in.
+ */
+static void
+test_bad_keys(void **state)
+{
+	expect_bad("name: engine\n"
+		   "command: [run, \"{n}\", \"{m}\"]\n"
+		   "params:\n"
+		   "  n: 1\n"
+		   "  n: 2\n"
+		   "  m: {default: 3, step: 1}\n"
+		   "iterations: 0\n"
+		   "timeout: 90s\n"
+		   "timeout: 5m\n"
+		   "install: {package: tool}\n"
+		   "server: {command: [srv], port: 70000}\n"
+		   "parser: nope\n"
+		   "metrics:\n"
+		   "  - {name: t, direction: lower}\n"
+		   "  - {name: t, direction: lower, unit: [s]}\n"
+		   "  - oops\n"
+		   "extra: 1\n",
+	    "@:5:3: duplicate key \"n\", first at line 4\n"
+	    "@:6:19: unknown key \"step\"\n"
+	    "@:7:13: \"iterations\" must be a number from 1 to 1000000, not "
+	    "\"0\"\n"
+	    "@:9:1: duplicate key \"timeout\", first at line 8\n"
+	    "@:11:32: \"port\" must be a number from 0 to 65535, not "
+	    "\"70000\"\n"
+	    "@:12:9: parser \"nope\": unknown parser\n"
+	    "@:15:5: duplicate metric \"t\"\n"
+	    "@:15:39: \"unit\" must be a string, not a sequence\n"
+	    "@:16:5: metric must be a mapping\n"
+	    "@:17:1: unknown key \"extra\"");
+}
+
+/* A directory's files: the errors of each, by file, then by position. */
+static void
+test_bad_dir(void **state)
+{
+	char *dir = xasprintf("%s/dir", tmpdir), *a, *b, *cause = NULL;
+	char *want;
+
+	assert_int_equal(mkdir(dir, 0700), 0);
+	a = xasprintf("%s/a.yaml", dir);
+	b = xasprintf("%s/b.yaml", dir);
+	free(write_file("dir/b.yaml", "name: b\nwarmups: -1\n"));
+	free(write_file("dir/a.yaml",
+	    GOOD_HEAD GOOD_METRICS "warmups: 1\n"
+				   "cpus: 4\nwarmups: 2\n"));
+	assert_null(catalog_load(dir, &cause));
+	want = xasprintf("%s:10:1: unknown key \"cpus\"\n"
+			 "%s:11:1: duplicate key \"warmups\", first at line 9\n"
+			 "%s:1:1: missing required key \"command\"\n"
+			 "%s:1:1: missing required key \"install\"\n"
+			 "%s:1:1: missing required key \"parser\"\n"
+			 "%s:1:1: missing required key \"metrics\"\n"
+			 "%s:2:10: \"warmups\" must be a number from 0 to "
+			 "1000000, not \"-1\"",
+	    a, a, b, b, b, b, b);
+	assert_string_equal(cause, want);
+	unlink(a);
+	unlink(b);
+	rmdir(dir);
+	free(want);
+	free(cause);
+	free(a);
+	free(b);
+	free(dir);
 }
 
 /* A param with no default must be set; "{{" stays a brace. */
@@ -273,6 +375,8 @@ main(void)
 		cmocka_unit_test(test_shipped_loads),
 		cmocka_unit_test(test_hackbench_argv),
 		cmocka_unit_test(test_bad_files),
+		cmocka_unit_test(test_bad_keys),
+		cmocka_unit_test(test_bad_dir),
 		cmocka_unit_test(test_missing_param),
 	};
 
