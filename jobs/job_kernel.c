@@ -98,10 +98,10 @@ job_kernel_abs(struct conf_file *f, const char *path)
 	return conf_path_resolve(f->dir, path);
 }
 
-/* "image", "initrd", "git", "series": a path of the job file, or a URL. */
+/* Reads a string into dst (a char *) as resolve makes it. */
 static void
-job_read_kpath(struct conf_file *f, const struct conf_key *k, yaml_node_t *v,
-    void *dst)
+job_read_resolved(struct conf_file *f, const struct conf_key *k, yaml_node_t *v,
+    void *dst, char *(*resolve)(struct conf_file *, const char *))
 {
 	char *s = NULL;
 
@@ -109,8 +109,16 @@ job_read_kpath(struct conf_file *f, const struct conf_key *k, yaml_node_t *v,
 	if (s == NULL)
 		return;
 	free(*(char **)dst);
-	*(char **)dst = job_kernel_abs(f, s);
+	*(char **)dst = resolve(f, s);
 	free(s);
+}
+
+/* "image", "initrd", "git", "series": a path of the job file, or a URL. */
+static void
+job_read_kpath(struct conf_file *f, const struct conf_key *k, yaml_node_t *v,
+    void *dst)
+{
+	job_read_resolved(f, k, v, dst, job_kernel_abs);
 }
 
 /* Returns whether a config names a make target such as "tinyconfig". */
@@ -130,23 +138,21 @@ job_kernel_config_target(struct conf_file *f, const char *config)
 	return target;
 }
 
+/* A config as stored: a make target as it is, else a path. */
+static char *
+job_kernel_config(struct conf_file *f, const char *config)
+{
+	if (job_kernel_config_target(f, config))
+		return xstrdup(config);
+	return job_kernel_abs(f, config);
+}
+
 /* "config": a make target, or a config file of the job file. */
 static void
 job_read_config(struct conf_file *f, const struct conf_key *k, yaml_node_t *v,
     void *dst)
 {
-	char *s = NULL;
-
-	conf_parse_str(f, k, v, &s);
-	if (s == NULL)
-		return;
-	free(*(char **)dst);
-	if (job_kernel_config_target(f, s))
-		*(char **)dst = s;
-	else {
-		*(char **)dst = job_kernel_abs(f, s);
-		free(s);
-	}
+	job_read_resolved(f, k, v, dst, job_kernel_config);
 }
 
 /* "fragments": config fragment files, in the order they are merged. */
