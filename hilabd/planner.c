@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "common/log.h"
 #include "common/xmalloc.h"
@@ -33,6 +34,21 @@ planner_add_metrics(struct db *db, const struct job *job, char **cause)
 	return 0;
 }
 
+/* The modules tarball beside a built image, if the build made one. */
+static void
+planner_built_modules(json_t *o, const char *image)
+{
+	const char *slash = strrchr(image, '/');
+	char	   *path;
+
+	if (slash == NULL)
+		return;
+	path = xasprintf("%.*s/modules.tar.gz", (int)(slash - image), image);
+	if (access(path, R_OK) == 0)
+		json_object_set_new(o, "modules", json_string(path));
+	free(path);
+}
+
 /* The kernel's description as stored with it (JSON, caller frees). */
 static char *
 planner_kernel_spec(const struct job_kernel *k, const char *cmdline,
@@ -41,10 +57,10 @@ planner_kernel_spec(const struct job_kernel *k, const char *cmdline,
 	json_t *o;
 	char   *s;
 
-	o = json_pack("{s:s, s:s?, s:s?, s:s?, s:s?, s:s?, s:s?}", "kind",
+	o = json_pack("{s:s, s:s?, s:s?, s:s?, s:s?, s:s?, s:s?, s:s?}", "kind",
 	    job_kernel_kind_name(k->kind), "image", k->image, "initrd",
-	    k->initrd, "git", k->git, "base", k->base, "series", k->series,
-	    "cmdline", cmdline);
+	    k->initrd, "modules", k->modules, "git", k->git, "base", k->base,
+	    "series", k->series, "cmdline", cmdline);
 	if (k->kind == JOB_KERNEL_BUILD)
 		json_object_set_new(o, "patches",
 		    json_integer((json_int_t)k->npatches));
@@ -54,6 +70,7 @@ planner_kernel_spec(const struct job_kernel *k, const char *cmdline,
 		    json_string(built->build_id));
 		json_object_set_new(o, "release", json_string(built->release));
 		json_object_set_new(o, "variant", json_string(built->variant));
+		planner_built_modules(o, built->image);
 	}
 	s = json_dumps(o, JSON_SORT_KEYS | JSON_COMPACT);
 	json_decref(o);

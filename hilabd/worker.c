@@ -526,7 +526,7 @@ worker_drain(struct worker_ctx *ctx)
 			daemon_nudge(ctx->w->daemon);
 		}
 		/* The job's kernels are done with: power the VM off. */
-		worker_boot_end(ctx);
+		worker_boot_end(ctx, worker_stopping(ctx->w));
 	}
 	db_job_list_free(jobs, n);
 }
@@ -594,7 +594,7 @@ worker_main(void *arg)
 		worker_cycle(&ctx);
 		worker_wait(ctx.w, seen);
 	}
-	worker_boot_end(&ctx);
+	worker_boot_end(&ctx, true);
 	worker_disconnect(&ctx);
 	worker_setup_free(&ctx);
 	backend_free(ctx.backend);

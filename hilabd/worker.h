@@ -41,8 +41,13 @@ int worker_boot(struct worker_ctx *, const struct db_run *, char **cause);
 /* Checks facts against the booted kernel's expectations. */
 int worker_boot_verify(struct worker_ctx *, const struct agent_facts *,
     char **cause);
-/* Powers a VM off once its work is done; forgets what was booted. */
-void worker_boot_end(struct worker_ctx *);
+/*
+ * Ends a job's use of the machine once its work is done: a VM is powered
+ * off, an ssh host that switches kernels goes back to its known-good one
+ * (not when the controller is stopping: its runs resume); forgets what
+ * was booted.
+ */
+void worker_boot_end(struct worker_ctx *, bool stopping);
 
 /*
  * Gets the run's benchmark ready on the host (worker_setup.c): installs its

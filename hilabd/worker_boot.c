@@ -62,6 +62,27 @@ worker_expect(struct worker_booted *b, const char *image, const char *build_id)
 	free(word);
 }
 
+/* What the machine's own kernel must show: an ssh host's known-good. */
+static void
+worker_expect_own(struct worker_ctx *ctx)
+{
+	const struct machine *m = ctx->w->machine;
+
+	if (m->kind == MACHINE_SSH && m->boot.known_good != NULL)
+		ctx->booted.release = xstrdup(m->boot.known_good);
+}
+
+/*
+ * True if the kernel must be booted: one with an image, or the machine's
+ * own on a VM or on an ssh host that may run another now.
+ */
+static bool
+worker_must_boot(const struct machine *m, json_t *spec)
+{
+	return m->kind != MACHINE_SSH || m->boot.method != MACHINE_BOOT_NONE ||
+	    json_object_get(spec, "image") != NULL;
+}
+
 /* The run a boot is made for, to log its boots made again. */
 struct worker_boot_arg {
 	struct worker_ctx   *ctx;
@@ -84,16 +105,32 @@ worker_boot_retry(void *arg, int boot, enum backend_failure f, const char *why)
 	free(msg);
 }
 
-/* Records the boots a run's kernel took; a failure is only logged. */
-static void
-worker_boot_count(struct worker_ctx *ctx, const struct db_run *r, int boots)
+/*
+ * Boots bk through the backend, again after a failure that is not the
+ * kernel's (backend_boot_tries), and records the boots it took; the
+ * console of a boot that failed is kept with the run.
+ */
+static int
+worker_boot_backend(struct worker_ctx *ctx, const struct db_run *r,
+    const struct backend_kernel *bk, char **cause)
 {
-	char *cause = NULL;
+	struct worker_boot_arg arg = { ctx, r, bk->name };
+	char		      *console, *ignore = NULL;
+	int		       rc, boots = 0;
 
-	if (db_run_set_boot_tries(ctx->db, r->id, boots, &cause) == -1) {
-		log_warn(worker_name(ctx), "%s", cause);
-		free(cause);
+	rc = backend_boot_tries(ctx->backend, bk, worker_boot_retry, &arg,
+	    &boots, cause);
+	if (db_run_set_boot_tries(ctx->db, r->id, boots, &ignore) == -1) {
+		log_warn(worker_name(ctx), "%s", ignore);
+		free(ignore);
+		ignore = NULL;
 	}
+	if (rc == -1 && (console = backend_console(ctx->backend)) != NULL) {
+		db_run_set_console(ctx->db, r->id, console, &ignore);
+		free(ignore);
+		free(console);
+	}
+	return rc;
 }
 
 /* Boots image (NULL: the machine's own kernel) through the backend. */
@@ -101,31 +138,32 @@ static int
 worker_boot_image(struct worker_ctx *ctx, const struct db_run *r,
     const struct db_kernel *k, json_t *spec, char **cause)
 {
-	struct backend_kernel  bk = { .name = k->name, .cmdline = k->cmdline };
-	struct worker_boot_arg arg = { ctx, r, k->name };
-	char		      *image = worker_spec_str(spec, "image");
-	char		      *initrd = worker_spec_str(spec, "initrd");
-	char		      *console, *ignore = NULL;
-	int		       rc, boots = 0;
+	struct backend_kernel bk = { .name = k->name, .cmdline = k->cmdline };
+	char		     *image = worker_spec_str(spec, "image");
+	char		     *initrd = worker_spec_str(spec, "initrd");
+	char		     *modules = worker_spec_str(spec, "modules");
+	char		     *release = worker_spec_str(spec, "release");
+	int		      rc;
 
 	bk.image = image;
 	bk.initrd = initrd;
+	bk.modules = modules;
+	bk.release = release;
 	worker_disconnect(ctx);
 	log_info(worker_name(ctx), "booting kernel \"%s\" (round %d)", k->name,
 	    r->round);
-	rc = backend_boot_tries(ctx->backend, &bk, worker_boot_retry, &arg,
-	    &boots, cause);
-	worker_boot_count(ctx, r, boots);
-	if (rc == -1 && (console = backend_console(ctx->backend)) != NULL) {
-		db_run_set_console(ctx->db, r->id, console, &ignore);
-		free(ignore);
-		free(console);
+	if ((rc = worker_boot_backend(ctx, r, &bk, cause)) == 0) {
+		if (image != NULL)
+			worker_expect(&ctx->booted, image,
+			    json_string_value(
+				json_object_get(spec, "build_id")));
+		else
+			worker_expect_own(ctx);
 	}
-	if (rc == 0)
-		worker_expect(&ctx->booted, image,
-		    json_string_value(json_object_get(spec, "build_id")));
 	free(image);
 	free(initrd);
+	free(modules);
+	free(release);
 	return rc;
 }
 
@@ -144,9 +182,8 @@ worker_boot(struct worker_ctx *ctx, const struct db_run *r, char **cause)
 		return -1;
 	worker_booted_clear(b);
 	spec = json_loads(k->spec, 0, NULL);
-	/* A running kernel on an ssh host is not booted, only checked. */
-	if (ctx->w->machine->kind != MACHINE_SSH ||
-	    json_object_get(spec, "image") != NULL)
+	/* A host that cannot switch kernels is only checked. */
+	if (worker_must_boot(ctx->w->machine, spec))
 		rc = worker_boot_image(ctx, r, k, spec, cause);
 	if (rc == 0) {
 		b->valid = true;
@@ -173,12 +210,15 @@ worker_boot_verify(struct worker_ctx *ctx, const struct agent_facts *facts,
 }
 
 void
-worker_boot_end(struct worker_ctx *ctx)
+worker_boot_end(struct worker_ctx *ctx, bool stopping)
 {
-	char *cause = NULL;
+	const struct machine *m = ctx->w->machine;
+	char		     *cause = NULL;
 
+	/* A stopping controller leaves a host as it is: its runs resume. */
 	if (ctx->backend != NULL && ctx->booted.valid &&
-	    ctx->w->machine->kind == MACHINE_LIBVIRT) {
+	    (m->kind == MACHINE_LIBVIRT ||
+		(!stopping && m->boot.method != MACHINE_BOOT_NONE))) {
 		worker_disconnect(ctx);
 		if (backend_shutdown(ctx->backend, &cause) == -1) {
 			log_warn(worker_name(ctx), "%s", cause);

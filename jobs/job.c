@@ -22,16 +22,16 @@
 static const char *const job_order_names[] = { "alternate", "fixed", "random",
 	NULL };
 
-/* Returns whether inv has a machine called name. */
-static bool
-job_inventory_has(const struct inventory *inv, const char *name)
+/* Returns the machine of inv called name, or NULL. */
+static const struct machine *
+job_inventory_find(const struct inventory *inv, const char *name)
 {
 	size_t i;
 
 	for (i = 0; i < inv->n; i++)
 		if (strcmp(inv->machines[i]->name, name) == 0)
-			return true;
-	return false;
+			return inv->machines[i];
+	return NULL;
 }
 
 /* Adds one machine name to the job unless it is a duplicate or unknown. */
@@ -48,7 +48,7 @@ job_add_machine(struct conf_file *f, yaml_node_t *item, struct job *job)
 	if (i < job->nmachines)
 		conf_error(f, item, "duplicate machine \"%s\"", s);
 	else if (ctx->inventory != NULL &&
-	    !job_inventory_has(ctx->inventory, s))
+	    job_inventory_find(ctx->inventory, s) == NULL)
 		conf_error(f, item, "unknown machine \"%s\"", s);
 	else
 		job->machines[job->nmachines++] = xstrdup(s);
@@ -123,6 +123,62 @@ static const struct conf_key job_keys[] = {
 	{ .name = NULL },
 };
 
+/* Returns the first kernel a machine must boot (not "running"), or NULL. */
+static const struct job_kernel *
+job_kernel_to_boot(const struct job *job)
+{
+	size_t i;
+
+	for (i = 0; i < job->nkernels; i++)
+		if (job->kernels[i].kind != JOB_KERNEL_RUNNING)
+			return &job->kernels[i];
+	return NULL;
+}
+
+/*
+ * Whether the machine item names can only run its own kernel: kind ssh
+ * without "boot".  *m is that machine, or NULL if item names none.
+ */
+static bool
+job_machine_fixed(const struct inventory *inv, const yaml_node_t *item,
+    const struct machine **m)
+{
+	*m = NULL;
+	if (item->type == YAML_SCALAR_NODE)
+		*m = job_inventory_find(inv,
+		    (const char *)item->data.scalar.value);
+	return *m != NULL && (*m)->kind == MACHINE_SSH &&
+	    (*m)->boot.method == MACHINE_BOOT_NONE;
+}
+
+/*
+ * Refuses an ssh machine without a "boot" section when the job has a kernel
+ * to boot: it can only run the kernel it has.
+ */
+static void
+job_check_boot(struct conf_file *f, yaml_node_t *root, const struct job *job)
+{
+	const struct job_kernel *k = job_kernel_to_boot(job);
+	struct job_ctx		*ctx = f->arg;
+	const struct machine	*m;
+	yaml_node_t		*seq, *item;
+	size_t			 i;
+
+	if (k == NULL || ctx->inventory == NULL ||
+	    (seq = conf_map_value(f, root, "machines")) == NULL ||
+	    seq->type != YAML_SEQUENCE_NODE)
+		return;
+	for (i = 0; i < conf_seq_len(seq); i++) {
+		item = conf_seq_item(f, seq, i);
+		if (!job_machine_fixed(ctx->inventory, item, &m))
+			continue;
+		conf_error(f, item,
+		    "machine \"%s\" cannot boot kernel \"%s\": %s has no "
+		    "\"boot\" section, so it runs only its own kernel",
+		    m->name, k->name, m->file != NULL ? m->file : "its file");
+	}
+}
+
 /* A seed needs a random order; a random order without one draws it. */
 static void
 job_check_order(struct conf_file *f, yaml_node_t *root, struct job_ctx *ctx)
@@ -148,6 +204,7 @@ job_root(struct conf_file *f, yaml_node_t *root)
 	conf_mapping(f, root, job_keys, ctx->job, NULL);
 	if (conf_map_value(f, root, "kernels") == NULL)
 		job_kernel_add_running(ctx->job);
+	job_check_boot(f, root, ctx->job);
 	job_check_order(f, root, ctx);
 }
 

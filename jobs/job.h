@@ -37,12 +37,17 @@ enum job_kernel_kind {
 	JOB_KERNEL_BUILD,	/* built from git: base + series + config */
 };
 
-/* A kernel to measure; the strings a kind does not use are NULL. */
+/*
+ * A kernel to measure; the strings a kind does not use are NULL.  modules
+ * is a directory holding lib/modules/<release>, or a tarball of it, for an
+ * ssh host (built kernels bring their own).
+ */
 struct job_kernel {
 	char		    *name; /* in tables: "patch 1" */
 	enum job_kernel_kind kind;
 	char		    *image;	/* image: the kernel file */
 	char		    *initrd;	/* image: optional */
+	char		    *modules;	/* image, optional: see above */
 	char		    *cmdline;	/* optional, any kind */
 	char		    *git;	/* build: repository */
 	char		    *base;	/* build: commit-ish */

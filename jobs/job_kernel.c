@@ -37,6 +37,7 @@ job_kernel_clear(struct job_kernel *k)
 	free(k->name);
 	free(k->image);
 	free(k->initrd);
+	free(k->modules);
 	free(k->cmdline);
 	free(k->git);
 	free(k->base);
@@ -68,6 +69,7 @@ job_kernel_copy(struct job_kernel *dst, const struct job_kernel *src)
 	dst->kind = src->kind;
 	dst->image = job_kernel_dup(src->image);
 	dst->initrd = job_kernel_dup(src->initrd);
+	dst->modules = job_kernel_dup(src->modules);
 	dst->cmdline = job_kernel_dup(src->cmdline);
 	dst->git = job_kernel_dup(src->git);
 	dst->base = job_kernel_dup(src->base);
@@ -113,7 +115,10 @@ job_read_resolved(struct conf_file *f, const struct conf_key *k, yaml_node_t *v,
 	free(s);
 }
 
-/* "image", "initrd", "git", "series": a path of the job file, or a URL. */
+/*
+ * "image", "initrd", "modules", "git", "series": a path of the job file,
+ * or a URL.
+ */
 static void
 job_read_kpath(struct conf_file *f, const struct conf_key *k, yaml_node_t *v,
     void *dst)
@@ -181,6 +186,7 @@ static const struct conf_key job_kernel_keys[] = {
 	{ .name = "name", .parse = conf_parse_str, .off = KER(name) },
 	{ .name = "image", .parse = job_read_kpath, .off = KER(image) },
 	{ .name = "initrd", .parse = job_read_kpath, .off = KER(initrd) },
+	{ .name = "modules", .parse = job_read_kpath, .off = KER(modules) },
 	{ .name = "cmdline", .parse = conf_parse_str, .off = KER(cmdline) },
 	{ .name = "git", .parse = job_read_kpath, .off = KER(git) },
 	{ .name = "base", .parse = conf_parse_str, .off = KER(base) },
@@ -221,8 +227,10 @@ job_kernel_kind(struct conf_file *f, yaml_node_t *n, struct job_kernel *k)
 		conf_error(f, n, "kernel \"%s\": needs \"image\" or \"git\"",
 		    k->name);
 	k->kind = k->git != NULL ? JOB_KERNEL_BUILD : JOB_KERNEL_IMAGE;
-	if (k->initrd != NULL && k->image == NULL)
-		conf_error(f, n, "kernel \"%s\": \"initrd\" needs \"image\"",
+	if (k->modules != NULL && k->image == NULL)
+		conf_error(f, n,
+		    "kernel \"%s\": \"modules\" needs \"image\" (built "
+		    "kernels bring their own)",
 		    k->name);
 	if (k->git != NULL && k->base == NULL)
 		conf_error(f, n, "kernel \"%s\": \"git\" needs \"base\"",

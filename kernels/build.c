@@ -8,12 +8,12 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include "common/spawn.h"
 #include "common/xmalloc.h"
 #include "kernels/build.h"
 #include "kernels/cache.h"
 #include "kernels/kconfig.h"
 #include "kernels/series.h"
-#include "kernels/spawn.h"
 #include "kernels/worktree.h"
 
 /* Reports a progress line through the caller's callback. */

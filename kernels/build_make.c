@@ -8,12 +8,12 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/spawn.h"
 #include "common/xmalloc.h"
 #include "kernels/build.h"
 #include "kernels/cache.h"
 #include "kernels/kconfig.h"
 #include "kernels/series.h"
-#include "kernels/spawn.h"
 #include "kernels/worktree.h"
 
 /* Fixed so that two builds of the same variant make the same image. */

@@ -7,8 +7,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include <openssl/evp.h>
-
+#include "common/sha256.h"
 #include "common/xmalloc.h"
 #include "kernels/series.h"
 
@@ -31,13 +30,10 @@ struct series_msgs {
 void
 series_hash(const void *data, size_t len, char *out)
 {
-	unsigned char md[EVP_MAX_MD_SIZE];
-	unsigned int  mdlen = 0, i;
+	struct sha256 *h = sha256_begin();
 
-	EVP_Digest(data, len, md, &mdlen, EVP_sha256(), NULL);
-	for (i = 0; i < mdlen; i++)
-		sprintf(out + 2 * i, "%02x", md[i]);
-	out[2 * mdlen] = '\0';
+	sha256_add(h, data, len);
+	sha256_end(h, out);
 }
 
 /* Returns whether the line at p (up to end) is a "Name: value" header. */

@@ -8,7 +8,7 @@
 
 #include <stddef.h>
 
-#include "kernels/spawn.h"
+#include "common/spawn.h"
 
 struct series;
 

@@ -16,12 +16,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include <openssl/evp.h>
-
 #include "common/cause.h"
 #include "config.h"
 
 #include "common/log.h"
+#include "common/sha256.h"
 #include "common/xmalloc.h"
 #include "machines/agent_client.h"
 #include "machines/ssh.h"
@@ -72,43 +71,6 @@ agent_run_id_ok(const char *id)
 		"0123456789._-") == len;
 }
 
-/* Writes the sha256 of a local file as 64 hex digits into hex. */
-static int
-agent_sha256(const char *path, char hex[65], char **cause)
-{
-	unsigned char buf[65536], md[EVP_MAX_MD_SIZE];
-	unsigned int  mdlen = 0, i;
-	EVP_MD_CTX   *ctx = EVP_MD_CTX_new();
-	ssize_t	      n = 0;
-	int	      fd, rc = -1;
-
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1) {
-		*cause = xasprintf("\"%s\": %s", path, strerror(errno));
-		goto out;
-	}
-	if (ctx == NULL || EVP_DigestInit_ex(ctx, EVP_sha256(), NULL) != 1)
-		goto fail;
-	while ((n = read(fd, buf, sizeof buf)) > 0 ||
-	    (n == -1 && errno == EINTR)) {
-		if (n > 0 && EVP_DigestUpdate(ctx, buf, (size_t)n) != 1)
-			goto fail;
-	}
-	if (n == -1 || EVP_DigestFinal_ex(ctx, md, &mdlen) != 1)
-		goto fail;
-	for (i = 0; i < mdlen && i < 32; i++)
-		snprintf(hex + 2 * i, 3, "%02x", md[i]);
-	rc = 0;
-	goto out;
-fail:
-	*cause = xasprintf("\"%s\": cannot compute sha256%s%s", path,
-	    n == -1 ? ": " : "", n == -1 ? strerror(errno) : "");
-out:
-	if (fd != -1)
-		close(fd);
-	EVP_MD_CTX_free(ctx);
-	return rc;
-}
-
 /*
  * Picks the agent build for arch from dir: hilab-agent.<arch>, or the
  * plain hilab-agent when arch is the controller's own.
@@ -141,17 +103,12 @@ agent_exec(struct agent_conn *c, const char *cmd, int *status, char **out,
     char **cause)
 {
 	struct ssh_host_result res;
-	size_t		       len;
 
 	if (ssh_host_exec(c->h, cmd, &res, cause) != 0)
 		return -1;
 	*status = res.status;
-	if (out != NULL) {
-		len = res.out_len;
-		while (len > 0 && strchr(" \t\r\n", res.out[len - 1]) != NULL)
-			len--;
-		*out = xstrndup(res.out, len);
-	}
+	if (out != NULL)
+		*out = ssh_host_result_out(&res);
 	ssh_host_result_clear(&res);
 	return 0;
 }
@@ -370,14 +327,14 @@ agent_start(struct agent_conn *c, const struct machine *m,
 {
 	const char *dir =
 	    m->ssh.agent_dir ? m->ssh.agent_dir : AGENT_REMOTE_DIR;
-	char  hex[65], *local = NULL, *remote = NULL, *qr = NULL;
-	char *qd = NULL, *cmd = NULL, *why = NULL;
+	char  hex[SHA256_HEX_LEN + 1], *local = NULL, *remote = NULL;
+	char *qr = NULL, *qd = NULL, *cmd = NULL, *why = NULL;
 	int   rc = -1;
 
 	if (agent_host_arch(c, cause) != 0 ||
 	    (local = agent_pick_build(c, agent_dir, cause)) == NULL)
 		goto out;
-	if (agent_sha256(local, hex, &why) != 0) {
+	if (sha256_file(local, hex, &why) != 0) {
 		causef(cause, "host \"%s\": agent: %s", c->name, why);
 		goto out;
 	}

@@ -1,6 +1,6 @@
 /*
  * Backend dispatch: a libvirt machine gets the libvirt backend, an ssh
- * host the ssh backend, which cannot switch kernels yet.
+ * host the ssh backend (ssh_backend.c).
  */
 #include <stdlib.h>
 
@@ -8,65 +8,14 @@
 #include "machines/backend.h"
 #include "machines/libvirt.h"
 
-/* The ssh backend's boot: the running kernel only. */
-static int
-ssh_backend_boot(struct backend *b, const struct backend_kernel *k,
-    char **cause)
-{
-	if (k == NULL || k->image == NULL)
-		return 0;
-	b->failure = BACKEND_FAIL_CONFIG;
-	*cause = xasprintf("machine \"%s\": kernel \"%s\": kernel switching "
-			   "on ssh hosts is not supported yet",
-	    b->machine->name, k->name != NULL ? k->name : k->image);
-	return -1;
-}
-
-/* The ssh backend's shutdown: an ssh host without power control stays. */
-static int
-ssh_backend_shutdown(struct backend *b, char **cause)
-{
-	(void)b;
-	(void)cause;
-	return 0;
-}
-
-/* The ssh backend has no console. */
-static char *
-ssh_backend_console(struct backend *b)
-{
-	(void)b;
-	return NULL;
-}
-
-/* Frees an ssh backend. */
-static void
-ssh_backend_free(struct backend *b)
-{
-	free(b);
-}
-
-static const struct backend_ops ssh_backend_ops = {
-	.name = "ssh",
-	.boot = ssh_backend_boot,
-	.shutdown = ssh_backend_shutdown,
-	.console = ssh_backend_console,
-	.free = ssh_backend_free,
-};
-
 struct backend *
 backend_new(const struct machine *m, char **cause)
 {
-	struct backend *b;
-
 	switch (m->kind) {
 	case MACHINE_LIBVIRT:
 		return libvirt_backend_new(m, cause);
 	case MACHINE_SSH:
-		b = xcalloc(1, sizeof(*b));
-		b->ops = &ssh_backend_ops;
-		b->machine = m;
-		return b;
+		return ssh_backend_new(m, cause);
 	}
 	*cause =
 	    xasprintf("machine \"%s\": unknown kind %d", m->name, (int)m->kind);

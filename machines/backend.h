@@ -13,12 +13,18 @@
 
 #include "machines/machine.h"
 
-/* A kernel to boot; NULL image = the kernel the machine runs now. */
+/*
+ * A kernel to boot; NULL image = the machine's own (a VM's last or default
+ * kernel, an ssh host's known-good kernel).
+ */
 struct backend_kernel {
 	const char *name;    /* as users see it: "base", "patch 1" */
 	const char *image;   /* bzImage / Image path on the controller */
 	const char *initrd;  /* may be NULL */
-	const char *cmdline; /* full command line, may be NULL */
+	const char *cmdline; /* words to add, may be NULL */
+	const char *modules; /* for an ssh host: lib/modules/<release> in a
+				directory or tarball, or NULL */
+	const char *release; /* uname -r, or NULL: from the image */
 };
 
 struct backend;
@@ -46,7 +52,10 @@ struct backend_ops {
 	 */
 	int (*boot)(struct backend *, const struct backend_kernel *k,
 	    char **cause);
-	/* Powers the machine off (destroys a VM); 0 or -1 with *cause. */
+	/*
+	 * Ends a job's use of the machine: a VM is destroyed, an ssh host
+	 * goes back to its known-good kernel; 0 or -1 with *cause.
+	 */
 	int (*shutdown)(struct backend *, char **cause);
 	/* The tail of the console of the last boot (caller frees), or NULL. */
 	char *(*console)(struct backend *);
@@ -59,6 +68,15 @@ struct backend {
 	void			 *priv;
 	enum backend_failure	  failure; /* of the last boot */
 };
+
+/* The backend of a kind ssh machine (ssh_backend.c). */
+struct backend *ssh_backend_new(const struct machine *, char **cause);
+/*
+ * The install a kernel command line's BOOT_IMAGE=.../<id>/vmlinuz names,
+ * into id (17 bytes: 16 hex digits); "" when it names none, as when the
+ * host's own kernel booted.
+ */
+void ssh_backend_booted_id(const char *cmdline, char *id);
 
 /* Hears of a failed boot that is made again: its number and why. */
 typedef void backend_retry_fn(void *arg, int boot, enum backend_failure,

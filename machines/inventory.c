@@ -19,17 +19,12 @@
 #include "machines/inventory.h"
 #include "machines/inventory_int.h"
 
-#define INV_DAY_MS  (24L * 3600 * 1000)
 #define INV_MIN_KIB 1024L		       /* 1M */
 #define INV_MAX_KIB (16L * 1024 * 1024 * 1024) /* 16T */
 
-#define INV_DURATION                                     \
-	"a duration from 1ms to 24h such as \"10s\" or " \
-	"\"500ms\""
 #define INV_SIZE    "a size from 1M to 16T such as \"4G\" or \"512M\""
 #define INV_CPULIST "a cpu list such as \"0-3,8\""
 #define INV_LLC	    "cpu lists split by \";\" such as \"0-3;4-7\""
-#define INV_ARGV    "a command such as [pdu, off, \"3\"]"
 
 static const char *const inv_kinds[] = { "ssh", "libvirt", NULL };
 static const char *const inv_arches[] = { "x86_64", "aarch64", NULL };
@@ -67,7 +62,7 @@ inv_parse_kind(struct conf_file *f, const struct conf_key *k, yaml_node_t *v,
 }
 
 /* A path on the remote host: it must be absolute. */
-static void
+void
 inv_parse_abspath(struct conf_file *f, const struct conf_key *k, yaml_node_t *v,
     void *dst)
 {
@@ -187,11 +182,8 @@ inv_parse_llc(struct conf_file *f, const struct conf_key *k, yaml_node_t *v,
 	inv_parse_cpugroups(f, k, v, dst, true);
 }
 
-/*
- * A command as a sequence of words, run without a shell; a relative program
- * path with a "/" is taken from the machine file's directory.
- */
-static void
+/* A command run without a shell; see inventory_int.h. */
+void
 inv_parse_argv(struct conf_file *f, const struct conf_key *k, yaml_node_t *v,
     void *dst)
 {
@@ -220,13 +212,6 @@ inv_parse_argv(struct conf_file *f, const struct conf_key *k, yaml_node_t *v,
 	{                                                                      \
 		.name = (n), .parse = conf_parse_int, .off = (o), .min = (lo), \
 		.max = (hi)                                                    \
-	}
-
-/* A duration key of 1ms to 24h. */
-#define INV_DUR(n, o)                                                  \
-	{                                                              \
-		.name = (n), .parse = conf_parse_duration, .off = (o), \
-		.min = 1, .max = INV_DAY_MS, .expect = INV_DURATION    \
 	}
 
 static const struct conf_key inv_cell_keys[] = {
@@ -441,6 +426,10 @@ static const struct conf_key inv_machine_keys[] = {
 	    .parse = conf_parse_section,
 	    .off = MACH(power),
 	    .sub = inv_power_keys },
+	{ .name = "boot",
+	    .parse = conf_parse_section,
+	    .off = MACH(boot),
+	    .sub = inventory_boot_keys },
 	{ .name = NULL },
 };
 
@@ -637,6 +626,7 @@ machine_free(struct machine *m)
 	conf_strv_free(m->power.command.off);
 	conf_strv_free(m->power.command.cycle);
 	conf_strv_free(m->power.command.status);
+	inventory_boot_free(&m->boot);
 	free(m);
 }
 

@@ -1,8 +1,8 @@
 /*
  * Checks across the keys of a parsed machine: topology against cpus, LLC
- * groups and NUMA cells against the cpus they name, the libvirt and power
- * sections against the kind, the emulator against this machine; then the
- * defaults a file may leave out.
+ * groups and NUMA cells against the cpus they name, the libvirt, power and
+ * boot sections against the kind, the emulator against this machine; then
+ * the defaults a file may leave out.
  */
 #include <sys/stat.h>
 
@@ -352,6 +352,7 @@ inv_machine_check(struct conf_file *f, yaml_node_t *map, struct machine *m)
 		conf_error(f, conf_node(f, p->key),
 		    "\"libvirt\" is only allowed with kind libvirt");
 	inv_power_check(f, map, m);
+	inventory_boot_check(f, map, m);
 	if (tmap != NULL && tmap->type == YAML_MAPPING_NODE)
 		inv_llc_check(f, tmap, &m->topo);
 	inv_defaults(m);

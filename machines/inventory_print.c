@@ -8,6 +8,7 @@
 #include "common/conf.h"
 #include "common/conf_emit.h"
 #include "machines/inventory.h"
+#include "machines/inventory_int.h"
 
 /* Emits "key: n" if n is set (not -1). */
 static void
@@ -156,6 +157,7 @@ inventory_print_machine(FILE *fp, const struct machine *m)
 		inv_print_libvirt(e, &m->libvirt);
 	if (m->power.kind != MACHINE_POWER_NONE)
 		inv_print_power(e, &m->power);
+	inventory_boot_print(e, &m->boot);
 	conf_emit_str(e, "mirror", m->mirror);
 	conf_emit_str(e, "notes", m->notes);
 	conf_emit_end(e);

@@ -5,18 +5,10 @@
  * lifecycle event callback (run by the process's libvirt event loop
  * thread) and the serial console file tell a panic or crash at once.
  */
-#include <arpa/inet.h>
-#include <errno.h>
-#include <fcntl.h>
-#include <netinet/in.h>
-#include <poll.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
-#include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <libvirt/libvirt.h>
@@ -25,9 +17,11 @@
 #include "common/clock.h"
 #include "common/log.h"
 #include "common/xmalloc.h"
+#include "machines/console.h"
 #include "machines/domain_xml.h"
 #include "machines/inventory.h"
 #include "machines/libvirt.h"
+#include "machines/ssh.h"
 
 #define LV_TAG		"libvirt"
 #define LV_DEFAULT_URI	"qemu:///system"
@@ -37,7 +31,6 @@
 /* How much of the console a boot looks at and backend_console returns. */
 #define LV_CONSOLE_TAIL (64 * 1024)
 #define LV_EXCERPT	8192
-#define LV_PANIC	"Kernel panic - not syncing"
 
 /* What the lifecycle callback saw; shared with the event loop thread. */
 struct lv_watch {
@@ -283,75 +276,6 @@ lv_watch_stopped(struct lv_watch *w, bool *crashed)
 	return stopped;
 }
 
-/* Reads up to the last max bytes of file path (caller frees), or NULL. */
-static char *
-lv_file_tail(const char *path, size_t max)
-{
-	struct stat st;
-	char	   *buf = NULL;
-	ssize_t	    n;
-	int	    fd;
-
-	if (path == NULL || (fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
-		return NULL;
-	if (fstat(fd, &st) == -1)
-		goto out;
-	buf = xmalloc(max + 1);
-	n = pread(fd, buf, max,
-	    (size_t)st.st_size > max ? st.st_size - (off_t)max : 0);
-	buf[n > 0 ? n : 0] = '\0';
-out:
-	close(fd);
-	return buf;
-}
-
-/* The console line that says most: the panic line, else the last one. */
-static char *
-lv_console_line(const char *tail)
-{
-	const char *p, *end, *start;
-
-	if (tail == NULL)
-		return xstrdup("(no console output)");
-	if ((p = strstr(tail, LV_PANIC)) != NULL) {
-		while (p > tail && p[-1] != '\n')
-			p--;
-		end = p + strcspn(p, "\r\n");
-		return xstrndup(p, (size_t)(end - p));
-	}
-	end = tail + strlen(tail);
-	while (end > tail && strchr("\r\n \t", end[-1]) != NULL)
-		end--;
-	start = end;
-	while (start > tail && start[-1] != '\n')
-		start--;
-	if (start == end)
-		return xstrdup("(no console output)");
-	return xstrndup(start, (size_t)(end - start));
-}
-
-/* Makes dir and its parents (mode 0755). */
-static int
-lv_mkdir_p(const char *dir)
-{
-	char *p = xstrdup(dir), *s, c;
-	int   rc = 0;
-
-	for (s = p + 1; rc == 0; s++) {
-		if (*s != '/' && *s != '\0')
-			continue;
-		c = *s;
-		*s = '\0';
-		if (mkdir(p, 0755) == -1 && errno != EEXIST)
-			rc = -1;
-		*s = c;
-		if (c == '\0')
-			break;
-	}
-	free(p);
-	return rc;
-}
-
 /* Picks a fresh console file for this boot and creates its directory. */
 static int
 lv_console_new(struct backend *b, char **cause)
@@ -361,58 +285,13 @@ lv_console_new(struct backend *b, char **cause)
 	const char	     *dir = m->libvirt.console_dir != NULL
 		      ? m->libvirt.console_dir
 		      : LIBVIRT_CONSOLE_DIR;
-	struct timespec	      ts;
-	struct tm	      tm;
-	char		      stamp[32];
+	char		     *path;
 
-	if (lv_mkdir_p(dir) == -1) {
-		*cause = xasprintf("machine \"%s\": console dir \"%s\": %s",
-		    m->name, dir, strerror(errno));
+	if ((path = console_file_new(dir, m->name, cause)) == NULL)
 		return -1;
-	}
-	clock_gettime(CLOCK_REALTIME, &ts);
-	localtime_r(&ts.tv_sec, &tm);
-	strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", &tm);
 	free(lv->console_path);
-	lv->console_path = xasprintf("%s/%s-%s.%03ld.log", dir, m->name, stamp,
-	    ts.tv_nsec / 1000000);
+	lv->console_path = path;
 	return 0;
-}
-
-/* True if something answers with an SSH banner at host:port. */
-static bool
-lv_ssh_answers(const char *host, int port, int timeout_ms)
-{
-	struct sockaddr_in sa;
-	struct pollfd	   pfd;
-	socklen_t	   len = sizeof(int);
-	char		   buf[8];
-	int		   fd, err = 0;
-	bool		   ok = false;
-
-	memset(&sa, 0, sizeof(sa));
-	sa.sin_family = AF_INET;
-	sa.sin_port = htons((uint16_t)port);
-	if (inet_pton(AF_INET, host, &sa.sin_addr) != 1)
-		return false;
-	fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-	if (fd == -1)
-		return false;
-	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == -1 &&
-	    errno != EINPROGRESS)
-		goto out;
-	pfd.fd = fd;
-	pfd.events = POLLOUT;
-	if (poll(&pfd, 1, timeout_ms) != 1 ||
-	    getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len) == -1 || err != 0)
-		goto out;
-	pfd.events = POLLIN;
-	if (poll(&pfd, 1, timeout_ms) != 1)
-		goto out;
-	ok = recv(fd, buf, 4, 0) == 4 && memcmp(buf, "SSH-", 4) == 0;
-out:
-	close(fd);
-	return ok;
 }
 
 /* A kernel's name for messages. */
@@ -437,7 +316,7 @@ lv_boot_failed(struct backend *b, virDomainPtr d, const char *tail)
 
 	stopped = lv_watch_stopped(lv->watch, &crashed);
 	b->failure = BACKEND_FAIL_KERNEL;
-	if (tail != NULL && strstr(tail, LV_PANIC) != NULL)
+	if (console_panicked(tail))
 		return xstrdup("panicked at boot");
 	if (crashed)
 		return xstrdup("crashed at boot");
@@ -471,10 +350,10 @@ lv_wait(struct backend *b, virDomainPtr d, const struct backend_kernel *k,
 
 	for (;;) {
 		free(tail);
-		tail = lv_file_tail(lv->console_path, LV_CONSOLE_TAIL);
+		tail = console_file_tail(lv->console_path, LV_CONSOLE_TAIL);
 		if ((why = lv_boot_failed(b, d, tail)) != NULL)
 			break;
-		if (lv_ssh_answers(m->ssh.host, m->ssh.port, LV_PROBE_MS)) {
+		if (ssh_host_probe(m->ssh.host, m->ssh.port, LV_PROBE_MS)) {
 			lv->boot_seconds = (double)(clock_now_ms() - t0) / 1e3;
 			free(tail);
 			return 0;
@@ -489,12 +368,12 @@ lv_wait(struct backend *b, virDomainPtr d, const struct backend_kernel *k,
 		usleep(LV_PAUSE_MS * 1000);
 	}
 	free(tail);
-	tail = lv_file_tail(lv->console_path, LV_CONSOLE_TAIL);
-	line = lv_console_line(tail);
+	tail = console_file_tail(lv->console_path, LV_CONSOLE_TAIL);
+	line = console_line(tail);
 	*cause = xasprintf("machine \"%s\": kernel \"%s\" %s: %s", m->name,
 	    lv_kname(k), why, line);
 	free(lv->excerpt);
-	lv->excerpt = lv_file_tail(lv->console_path, LV_EXCERPT);
+	lv->excerpt = console_file_excerpt(lv->console_path, LV_EXCERPT);
 	free(line);
 	free(why);
 	free(tail);
@@ -616,7 +495,7 @@ lv_running(struct backend *b)
 	    (d = virDomainLookupByName(lv->conn, lv->domname)) == NULL)
 		return false;
 	if (virDomainIsActive(d) == 1)
-		up = lv_ssh_answers(b->machine->ssh.host, b->machine->ssh.port,
+		up = ssh_host_probe(b->machine->ssh.host, b->machine->ssh.port,
 		    LV_PROBE_MS);
 	virDomainFree(d);
 	return up;
@@ -684,7 +563,7 @@ lv_console(struct backend *b)
 	struct lv_backend *lv = b->priv;
 	char		  *tail;
 
-	if ((tail = lv_file_tail(lv->console_path, LV_EXCERPT)) != NULL)
+	if ((tail = console_file_tail(lv->console_path, LV_EXCERPT)) != NULL)
 		return tail;
 	return lv->excerpt != NULL ? xstrdup(lv->excerpt) : NULL;
 }

@@ -107,6 +107,35 @@ struct machine_power {
 							 300000 */
 };
 
+/* How a kind ssh machine switches kernels; zeroed when it cannot. */
+enum machine_boot_method {
+	MACHINE_BOOT_NONE = 0, /* only the kernel it runs */
+	MACHINE_BOOT_KEXEC,    /* kexec -l, then kexec -e */
+	MACHINE_BOOT_GRUB,     /* a grub entry for one boot: grub-reboot */
+};
+
+/*
+ * Where a machine's console is read: a console server's log file, or a
+ * command whose output is the console (ipmitool sol activate), which also
+ * takes what is written to it.  Each boot's part is kept in a file of dir.
+ */
+struct machine_console {
+	char  *file;	/* or NULL */
+	char **command; /* NULL-terminated argv, or NULL */
+	char  *dir;	/* default "/var/lib/hilab/console" */
+};
+
+struct machine_boot {
+	enum machine_boot_method method;
+	char *known_good; /* uname -r of the kernel it boots by default */
+	char *cmdline;	  /* for the kernels hilab boots, or NULL: the
+			     known-good kernel's own */
+	char *dir;	  /* where kernels are installed; "/boot/hilab" */
+	int   keep;	  /* hilab kernels kept there; default 4 */
+	int   timeout_ms; /* a switch until ssh answers; default 300000 */
+	struct machine_console console; /* zeroed when none */
+};
+
 struct machine {
 	char		       *name;
 	char		       *file; /* inventory file it came from */
@@ -122,7 +151,14 @@ struct machine {
 					   for benchmarks, or NULL */
 	struct machine_libvirt libvirt; /* kind libvirt only */
 	struct machine_power   power;	/* kind ssh only */
+	struct machine_boot    boot;	/* kind ssh only */
 };
+
+/*
+ * True if s can be a kernel release (uname -r) hilab puts on a host: it
+ * becomes part of paths there (/lib/modules/<release>).
+ */
+bool machine_release_ok(const char *s);
 
 struct inventory {
 	struct machine **machines;

@@ -1,10 +1,13 @@
 /*
  * The ssh transport on libssh: connect with a strict host key check,
- * public key auth, commands with a timeout, long-lived exec channels and
- * SFTP upload.
+ * public key auth, commands with a timeout and long-lived exec channels
+ * (uploads: ssh_upload.c); a look for a host's SSH banner.
  */
+#include <sys/socket.h>
+
 #include <errno.h>
-#include <fcntl.h>
+#include <netdb.h>
+#include <poll.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,6 +23,7 @@
 #include "common/log.h"
 #include "common/xmalloc.h"
 #include "machines/ssh.h"
+#include "machines/ssh_int.h"
 
 #define SSH_HOST_CONNECT_TIMEOUT_MS 10000
 #define SSH_HOST_COMMAND_TIMEOUT_MS 60000
@@ -28,16 +32,8 @@
 /* Command output beyond this is an error rather than a memory hog. */
 #define SSH_HOST_MAX_OUTPUT	    (64u * 1024 * 1024)
 #define SSH_HOST_STDERR_TAIL	    1024
-#define SSH_HOST_SFTP_CHUNK	    32768
-
-struct ssh_host {
-	ssh_session  s;
-	sftp_session sftp; /* opened on first use */
-	char	    *name;
-	char	    *addr; /* host, for messages */
-	int	     connect_timeout_ms;
-	int	     command_timeout_ms;
-};
+/* How much of a failed command's stderr its error quotes. */
+#define SSH_HOST_ERR_LINE	    400
 
 struct ssh_host_chan {
 	struct ssh_host *h;
@@ -52,8 +48,6 @@ struct ssh_host_buf {
 	size_t len;
 	size_t cap;
 };
-
-static int ssh_host_sftp(struct ssh_host *, char **);
 
 /* Milliseconds left until deadline (< 0: none), capped at one slice. */
 static int
@@ -338,6 +332,77 @@ ssh_host_close(struct ssh_host *h)
 	free(h);
 }
 
+/* Waits until fd has events or the deadline passes; true if they came. */
+static bool
+ssh_host_wait_fd(int fd, short events, long long deadline)
+{
+	struct pollfd pfd = { .fd = fd, .events = events };
+	long long     left;
+	int	      n;
+
+	do {
+		left = deadline - clock_now_ms();
+		n = poll(&pfd, 1, left > 0 ? (int)left : 0);
+	} while (n == -1 && errno == EINTR);
+	return n == 1;
+}
+
+/* True if the socket fd, connecting, sends an SSH banner by deadline. */
+static bool
+ssh_host_banner(int fd, long long deadline)
+{
+	socklen_t len = sizeof(int);
+	char	  buf[4];
+	size_t	  got = 0;
+	ssize_t	  n;
+	int	  err = 0;
+
+	if (!ssh_host_wait_fd(fd, POLLOUT, deadline) ||
+	    getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len) == -1 || err != 0)
+		return false;
+	while (got < sizeof buf) {
+		if (!ssh_host_wait_fd(fd, POLLIN, deadline))
+			return false;
+		if ((n = recv(fd, buf + got, sizeof buf - got, 0)) > 0)
+			got += (size_t)n;
+		else if (n == 0 || (errno != EINTR && errno != EAGAIN))
+			return false;
+	}
+	return memcmp(buf, "SSH-", 4) == 0;
+}
+
+bool
+ssh_host_probe(const char *host, int port, int timeout_ms)
+{
+	struct addrinfo *res, *ai, hints;
+	long long	 deadline = clock_now_ms() + timeout_ms;
+	char		 service[16];
+	bool		 ok = false;
+	int		 fd;
+
+	if (host == NULL || *host == '\0')
+		return false;
+	memset(&hints, 0, sizeof hints);
+	hints.ai_socktype = SOCK_STREAM;
+	hints.ai_flags = AI_NUMERICSERV;
+	snprintf(service, sizeof service, "%d", port > 0 ? port : 22);
+	if (getaddrinfo(host, service, &hints, &res) != 0)
+		return false;
+	for (ai = res; ai != NULL && !ok; ai = ai->ai_next) {
+		fd = socket(ai->ai_family,
+		    ai->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC,
+		    ai->ai_protocol);
+		if (fd == -1)
+			continue;
+		if (connect(fd, ai->ai_addr, ai->ai_addrlen) == 0 ||
+		    errno == EINPROGRESS)
+			ok = ssh_host_banner(fd, deadline);
+		close(fd);
+	}
+	freeaddrinfo(res);
+	return ok;
+}
+
 const char *
 ssh_host_name(const struct ssh_host *h)
 {
@@ -406,9 +471,10 @@ ssh_host_drain(ssh_channel c, struct ssh_host_buf *out,
 /* Reads a command's stdout and stderr until end of file or deadline. */
 static int
 ssh_host_collect(struct ssh_host *h, ssh_channel c, const char *cmd,
-    struct ssh_host_buf *out, struct ssh_host_buf *err, char **cause)
+    int timeout_ms, struct ssh_host_buf *out, struct ssh_host_buf *err,
+    char **cause)
 {
-	long long deadline = clock_now_ms() + h->command_timeout_ms;
+	long long deadline = clock_now_ms() + timeout_ms;
 	int	  eof;
 
 	for (;;) {
@@ -427,7 +493,7 @@ ssh_host_collect(struct ssh_host *h, ssh_channel c, const char *cmd,
 			causef(cause,
 			    "host \"%s\": ssh exec \"%s\": timed out "
 			    "after %d ms",
-			    h->name, cmd, h->command_timeout_ms);
+			    h->name, cmd, timeout_ms);
 			return -1;
 		}
 		if (ssh_channel_poll_timeout(c, ssh_host_slice(deadline), 0) ==
@@ -443,17 +509,29 @@ int
 ssh_host_exec(struct ssh_host *h, const char *cmd, struct ssh_host_result *res,
     char **cause)
 {
+	return ssh_host_exec_within(h, cmd, h->command_timeout_ms, res, cause);
+}
+
+int
+ssh_host_exec_within(struct ssh_host *h, const char *cmd, int timeout_ms,
+    struct ssh_host_result *res, char **cause)
+{
 	struct ssh_host_buf out = { 0 }, err = { 0 };
 	ssh_channel	    c;
 	int		    rc = -1;
 
+	if (timeout_ms <= 0)
+		timeout_ms = h->command_timeout_ms;
 	memset(res, 0, sizeof *res);
 	res->status = -1;
-	ssh_host_set_timeout(h, h->command_timeout_ms);
+	/* Blocking steps (open, exec) take no longer than a command. */
+	ssh_host_set_timeout(h,
+	    timeout_ms < h->command_timeout_ms ? timeout_ms
+					       : h->command_timeout_ms);
 	if ((c = ssh_host_start(h, cmd, cause)) == NULL)
 		goto out;
 	ssh_channel_send_eof(c);
-	if (ssh_host_collect(h, c, cmd, &out, &err, cause) != 0)
+	if (ssh_host_collect(h, c, cmd, timeout_ms, &out, &err, cause) != 0)
 		goto out;
 	res->status = ssh_channel_get_exit_status(c);
 	res->out = ssh_host_buf_take(&out, &res->out_len);
@@ -468,6 +546,56 @@ out:
 	free(err.p);
 	ssh_host_set_timeout(h, h->connect_timeout_ms);
 	return rc;
+}
+
+/* The end of a command's stderr on one line, for messages (caller frees). */
+static char *
+ssh_host_err_line(const struct ssh_host_result *res)
+{
+	size_t len = res->err_len, start;
+	char  *s, *p;
+
+	while (len > 0 && strchr(" \t\r\n", res->err[len - 1]) != NULL)
+		len--;
+	start = len > SSH_HOST_ERR_LINE ? len - SSH_HOST_ERR_LINE : 0;
+	s = xstrndup(res->err + start, len - start);
+	for (p = s; *p != '\0'; p++)
+		if (*p == '\n' || *p == '\r' || *p == '\t')
+			*p = ' ';
+	return s;
+}
+
+int
+ssh_host_run(struct ssh_host *h, const char *what, const char *cmd,
+    int timeout_ms, char **out, char **cause)
+{
+	struct ssh_host_result res;
+	char		      *line;
+
+	if (ssh_host_exec_within(h, cmd, timeout_ms, &res, cause) != 0)
+		return -1;
+	if (res.status != 0) {
+		line = ssh_host_err_line(&res);
+		causef(cause, "host \"%s\": %s: %s (exit %d)", h->name, what,
+		    *line != '\0' ? line : "failed", res.status);
+		free(line);
+		ssh_host_result_clear(&res);
+		return -1;
+	}
+	if (out != NULL)
+		*out = ssh_host_result_out(&res);
+	ssh_host_result_clear(&res);
+	return 0;
+}
+
+char *
+ssh_host_result_out(const struct ssh_host_result *res)
+{
+	size_t len = res->out_len;
+
+	while (len > 0 && strchr(" \t\r\n", res->out[len - 1]) != NULL)
+		len--;
+	return xstrndup(res->out, len);
 }
 
 void
@@ -494,213 +622,6 @@ ssh_host_quote(const char *s)
 	}
 	ssh_host_buf_add(&b, "'", 1);
 	return ssh_host_buf_take(&b, &len);
-}
-
-/* Words for an SFTP status code, with libssh's message as a fallback. */
-static const char *
-ssh_host_sftp_error(struct ssh_host *h)
-{
-	switch (sftp_get_error(h->sftp)) {
-	case SSH_FX_NO_SUCH_FILE:
-		return "no such file or directory";
-	case SSH_FX_PERMISSION_DENIED:
-		return "permission denied";
-	case SSH_FX_FILE_ALREADY_EXISTS:
-		return "file exists";
-	case SSH_FX_OK:
-	case SSH_FX_FAILURE:
-	default:
-		return ssh_get_error(h->s);
-	}
-}
-
-/* Opens the SFTP subsystem on first use. */
-static int
-ssh_host_sftp(struct ssh_host *h, char **cause)
-{
-	if (h->sftp != NULL)
-		return 0;
-	if ((h->sftp = sftp_new(h->s)) == NULL) {
-		causef(cause, "host \"%s\": sftp: %s", h->name,
-		    ssh_get_error(h->s));
-		return -1;
-	}
-	if (sftp_init(h->sftp) != SSH_OK) {
-		causef(cause, "host \"%s\": sftp: %s", h->name,
-		    ssh_host_sftp_error(h));
-		sftp_free(h->sftp);
-		h->sftp = NULL;
-		return -1;
-	}
-	return 0;
-}
-
-/* Whether path is a directory on the host (1), absent or not one (0). */
-static int
-ssh_host_is_dir(struct ssh_host *h, const char *path)
-{
-	sftp_attributes a;
-	int		is_dir;
-
-	if ((a = sftp_stat(h->sftp, path)) == NULL)
-		return 0;
-	is_dir = a->type == SSH_FILEXFER_TYPE_DIRECTORY;
-	sftp_attributes_free(a);
-	return is_dir;
-}
-
-int
-ssh_host_mkdir_p(struct ssh_host *h, const char *dir, char **cause)
-{
-	char *path = NULL, *p, c;
-	int   rc = -1;
-
-	if (ssh_host_sftp(h, cause) != 0)
-		goto out;
-	if (ssh_host_is_dir(h, dir)) {
-		rc = 0;
-		goto out;
-	}
-	path = xstrdup(dir);
-	for (p = path + 1;; p++) {
-		if (*p != '/' && *p != '\0')
-			continue;
-		c = *p;
-		*p = '\0';
-		if (sftp_mkdir(h->sftp, path, 0755) != 0 &&
-		    !ssh_host_is_dir(h, path)) {
-			causef(cause, "host \"%s\": mkdir \"%s\": %s", h->name,
-			    path, ssh_host_sftp_error(h));
-			goto out;
-		}
-		if ((*p = c) == '\0')
-			break;
-	}
-	rc = 0;
-out:
-	free(path);
-	return rc;
-}
-
-/* Copies the open local file fd into the remote file f. */
-static int
-ssh_host_copy(struct ssh_host *h, int fd, sftp_file f, const char *local,
-    const char *remote, char **cause)
-{
-	char	buf[SSH_HOST_SFTP_CHUNK];
-	ssize_t n, w, off;
-
-	while ((n = read(fd, buf, sizeof buf)) != 0) {
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			causef(cause, "host \"%s\": upload \"%s\": %s", h->name,
-			    local, strerror(errno));
-			return -1;
-		}
-		for (off = 0; off < n; off += w) {
-			w = sftp_write(f, buf + off, (size_t)(n - off));
-			if (w <= 0) {
-				causef(cause, "host \"%s\": write \"%s\": %s",
-				    h->name, remote, ssh_host_sftp_error(h));
-				return -1;
-			}
-		}
-	}
-	return 0;
-}
-
-/* Renames tmp over remote; falls back to mv where SFTP v3 cannot. */
-static int
-ssh_host_rename(struct ssh_host *h, const char *tmp, const char *remote,
-    char **cause)
-{
-	struct ssh_host_result res;
-	char		      *qt, *qr, *cmd;
-	int		       rc;
-
-	if (sftp_rename(h->sftp, tmp, remote) == 0)
-		return 0;
-	qt = ssh_host_quote(tmp);
-	qr = ssh_host_quote(remote);
-	cmd = xasprintf("mv -f -- %s %s", qt, qr);
-	rc = ssh_host_exec(h, cmd, &res, cause);
-	if (rc == 0 && res.status != 0) {
-		causef(cause, "host \"%s\": rename \"%s\": %s", h->name, remote,
-		    res.err_len > 0 ? res.err : "mv failed");
-		rc = -1;
-	}
-	ssh_host_result_clear(&res);
-	free(cmd);
-	free(qr);
-	free(qt);
-	return rc;
-}
-
-/* Returns a copy of the directory part of path ("/" or "." at least). */
-static char *
-ssh_host_dirname(const char *path)
-{
-	const char *slash = strrchr(path, '/');
-
-	if (slash == NULL)
-		return xstrdup(".");
-	if (slash == path)
-		return xstrdup("/");
-	return xstrndup(path, (size_t)(slash - path));
-}
-
-int
-ssh_host_upload(struct ssh_host *h, const char *local, const char *remote,
-    mode_t mode, char **cause)
-{
-	static unsigned seq;
-	sftp_file	f = NULL;
-	char	       *dir = ssh_host_dirname(remote), *tmp = NULL;
-	int		fd, rc = -1, done = 0;
-
-	if ((fd = open(local, O_RDONLY | O_CLOEXEC)) == -1) {
-		causef(cause, "host \"%s\": upload \"%s\": %s", h->name, local,
-		    strerror(errno));
-		goto out;
-	}
-	if (ssh_host_mkdir_p(h, dir, cause) != 0)
-		goto out;
-	tmp = xasprintf("%s.tmp-%ld-%u", remote, (long)getpid(),
-	    __atomic_add_fetch(&seq, 1, __ATOMIC_RELAXED));
-	f = sftp_open(h->sftp, tmp, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-	if (f == NULL) {
-		causef(cause, "host \"%s\": create \"%s\": %s", h->name, tmp,
-		    ssh_host_sftp_error(h));
-		goto out;
-	}
-	if (ssh_host_copy(h, fd, f, local, tmp, cause) != 0)
-		goto out;
-	done = sftp_close(f) == SSH_NO_ERROR;
-	f = NULL;
-	if (!done) {
-		causef(cause, "host \"%s\": close \"%s\": %s", h->name, tmp,
-		    ssh_host_sftp_error(h));
-		goto out;
-	}
-	if (sftp_chmod(h->sftp, tmp, mode) != 0) {
-		causef(cause, "host \"%s\": chmod \"%s\": %s", h->name, tmp,
-		    ssh_host_sftp_error(h));
-		goto out;
-	}
-	if (ssh_host_rename(h, tmp, remote, cause) != 0)
-		goto out;
-	rc = 0;
-out:
-	if (f != NULL)
-		sftp_close(f);
-	if (rc != 0 && tmp != NULL && h->sftp != NULL)
-		sftp_unlink(h->sftp, tmp);
-	if (fd != -1)
-		close(fd);
-	free(tmp);
-	free(dir);
-	return rc;
 }
 
 struct ssh_host_chan *
@@ -753,6 +674,15 @@ const char *
 ssh_host_chan_stderr(const struct ssh_host_chan *ch)
 {
 	return ch->errtail;
+}
+
+/* Reports that the connection under a channel was lost; -1. */
+static int
+ssh_host_chan_lost(struct ssh_host_chan *ch, char **cause)
+{
+	causef(cause, "host \"%s\": connection lost: %s", ch->h->name,
+	    ssh_get_error(ch->h->s));
+	return -1;
 }
 
 /* Reports that the process closed its output, quoting its stderr. */
@@ -809,9 +739,7 @@ ssh_host_chan_read(struct ssh_host_chan *ch, void *buf, size_t len,
 	}
 	return 0;
 lost:
-	causef(cause, "host \"%s\": connection lost: %s", ch->h->name,
-	    ssh_get_error(ch->h->s));
-	return -1;
+	return ssh_host_chan_lost(ch, cause);
 }
 
 int
@@ -851,4 +779,35 @@ ssh_host_chan_close(struct ssh_host_chan *ch)
 	}
 	ssh_channel_free(ch->c);
 	free(ch);
+}
+
+int
+ssh_host_chan_wait(struct ssh_host_chan *ch, int timeout_ms, int *status,
+    char **cause)
+{
+	long long deadline = clock_now_ms() + timeout_ms;
+	char	  tmp[4096];
+	int	  n;
+
+	ssh_channel_send_eof(ch->c);
+	while (!ssh_channel_is_eof(ch->c)) {
+		while ((n = ssh_channel_read_nonblocking(ch->c, tmp, sizeof tmp,
+			    0)) > 0)
+			;
+		if (n == SSH_ERROR || ssh_host_chan_drain_stderr(ch) != 0)
+			return ssh_host_chan_lost(ch, cause);
+		if (clock_now_ms() >= deadline) {
+			causef(cause,
+			    "host \"%s\": remote process: no exit after %d ms",
+			    ch->h->name, timeout_ms);
+			return -1;
+		}
+		if (ssh_channel_poll_timeout(ch->c, ssh_host_slice(deadline),
+			0) == SSH_ERROR)
+			return ssh_host_chan_lost(ch, cause);
+	}
+	if (ssh_host_chan_drain_stderr(ch) != 0)
+		return ssh_host_chan_lost(ch, cause);
+	*status = ssh_channel_get_exit_status(ch->c);
+	return 0;
 }

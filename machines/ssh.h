@@ -1,8 +1,9 @@
 /*
  * The ssh transport on libssh: one authenticated session per machine,
  * commands with a timeout, exec channels kept open for a long-lived
- * process (the agent), and SFTP upload.  Host keys are checked strictly
- * against the machine's own known_hosts file; ~/.ssh/config is not read.
+ * process (the agent), and uploads (SFTP, or an exec channel).  Host keys
+ * are checked strictly against the machine's own known_hosts file;
+ * ~/.ssh/config is not read.
  * Every error names the machine: `host "vm32": ssh connect: timed out`.
  * A session is used by one thread at a time.
  */
@@ -38,6 +39,11 @@ struct ssh_host_result {
  */
 struct ssh_host *ssh_host_connect(const struct machine *, int flags,
     char **cause);
+/*
+ * True if something at host:port sends an SSH banner within timeout_ms: a
+ * cheap look whether a booting host's sshd is up yet.
+ */
+bool ssh_host_probe(const char *host, int port, int timeout_ms);
 /* Disconnects and frees; accepts NULL. */
 void ssh_host_close(struct ssh_host *);
 /* The machine's name, for messages. */
@@ -53,15 +59,30 @@ int ssh_host_command_timeout(const struct ssh_host *);
  */
 int ssh_host_exec(struct ssh_host *, const char *cmd,
     struct ssh_host_result *res, char **cause);
+/* ssh_host_exec with a timeout of its own (a long step: mkinitramfs). */
+int ssh_host_exec_within(struct ssh_host *, const char *cmd, int timeout_ms,
+    struct ssh_host_result *res, char **cause);
+/*
+ * Runs cmd (timeout_ms 0: the machine's command timeout) and wants exit 0:
+ * returns 0 with its stdout, trailing blanks cut, in *out (caller frees;
+ * out may be NULL), or -1 with *cause `host "NAME": WHAT: <the end of its
+ * stderr> (exit N)`.
+ */
+int ssh_host_run(struct ssh_host *, const char *what, const char *cmd,
+    int timeout_ms, char **out, char **cause);
+/* A result's stdout without its trailing blanks (caller frees). */
+char *ssh_host_result_out(const struct ssh_host_result *);
 /* Frees the buffers of a result and zeroes it. */
 void ssh_host_result_clear(struct ssh_host_result *);
 
-/* Creates dir and its parents over SFTP (mkdir -p). */
+/* Creates dir and its parents (mkdir -p). */
 int ssh_host_mkdir_p(struct ssh_host *, const char *dir, char **cause);
 /*
- * Uploads a local file to remote over SFTP: written beside it under a
- * temporary name, chmod'ed to mode, then renamed into place, so remote is
- * either absent or complete.  Creates the remote directory if needed.
+ * Uploads a local file to remote (ssh_upload.c): written beside it under a
+ * temporary name, over SFTP or, on a host without the SFTP subsystem, over
+ * an exec channel into cat; its sha256 checked on the host (sha256sum),
+ * chmod'ed to mode, then renamed into place, so remote is either absent or
+ * complete and right.  Creates the remote directory if needed.
  */
 int ssh_host_upload(struct ssh_host *, const char *local, const char *remote,
     mode_t mode, char **cause);
@@ -84,6 +105,13 @@ int ssh_host_chan_write(struct ssh_host_chan *, const void *buf, size_t len,
     int timeout_ms, char **cause);
 /* The last bytes the process wrote to stderr (NUL-terminated, maybe ""). */
 const char *ssh_host_chan_stderr(const struct ssh_host_chan *);
+/*
+ * Sends end of file and waits until the process ends (its output is
+ * dropped; the end of its stderr stays for ssh_host_chan_stderr).  Returns
+ * 0 with *status its exit status (-1 if none), or -1 with *cause.
+ */
+int ssh_host_chan_wait(struct ssh_host_chan *, int timeout_ms, int *status,
+    char **cause);
 /* Sends end of file, closes the channel and frees it; accepts NULL. */
 void ssh_host_chan_close(struct ssh_host_chan *);
 

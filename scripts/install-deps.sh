@@ -145,6 +145,9 @@ checks()
 	check "time zones (sweeps at HH:MM local time)" "tzdata" \
 	    files /usr/share/zoneinfo/America/New_York
 	check "power control" "ipmitool openipmi" programs ipmitool ipmi_sim
+	check "bare-metal stand-ins (scripts/lab-server.sh)" "kexec-tools \
+	    mmdebstrap fdisk e2fsprogs util-linux qemu-utils" programs \
+	    /usr/sbin/kexec mmdebstrap sfdisk mkfs.ext4 losetup partx qemu-img
 	check "the VM lab" "libvirt-daemon libvirt-daemon-driver-qemu \
 	    libvirt-clients qemu-system-x86 qemu-utils busybox-static" \
 	    programs libvirtd virtlogd virsh qemu-system-x86_64 qemu-img \

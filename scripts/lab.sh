@@ -2,7 +2,7 @@
 # The VM lab on this machine: libvirtd (qemu:///system, TCG only), two
 # prebuilt Debian cloud kernels ("base" and "patched") and a host image
 # (an initramfs built from this machine's own binaries: busybox, sshd,
-# sftp-server, hackbench) that boots with either kernel.  Every VM is
+# sftp-server, hackbench, kexec) that boots with either kernel.  Every VM is
 # reached over a qemu user-network port forward on a loopback address;
 # nothing leaves this machine.
 #
@@ -26,7 +26,7 @@ URI=qemu:///system
 SSH_PORT=2222
 PACKAGES="libvirt-daemon libvirt-daemon-driver-qemu libvirt-clients
 libvirt-dev qemu-system-x86 qemu-utils busybox-static openssh-server
-openssh-sftp-server rt-tests kmod cpio xz-utils zstd"
+openssh-sftp-server rt-tests kmod cpio xz-utils zstd kexec-tools"
 # The emulator lab guests run (machines/machine.h, MACHINE_QEMU_SINGLE):
 # qemu with one TCG thread for all vCPUs, which boots a 32-vCPU guest on a
 # loaded host without the hangs of qemu's default, one thread per vCPU.
@@ -273,6 +273,11 @@ mount -t tmpfs tmpfs /dev/shm
 mount -t cgroup2 cgroup2 /sys/fs/cgroup
 mount -t debugfs debugfs /sys/kernel/debug
 hostname -F /etc/hostname
+# hilab.nosftp: an sshd without the SFTP subsystem, as dropbear on boards
+# (scripts/lab-server.sh's kexec stand-in, SERVER_CMDLINE).
+if grep -qw hilab.nosftp /proc/cmdline; then
+	sed -i '/^Subsystem/d' /etc/ssh/sshd_config
+fi
 ver=$(uname -r)
 for m in $(cat /lib/modules/$ver/hilab.modules 2>/dev/null); do
 	modprobe $m || echo "hilab: modprobe $m failed"

@@ -107,6 +107,7 @@ ssh:
   identity: $T/id
   known_hosts: $T/known_hosts
   connect_timeout: 2s
+boot: {method: kexec, known_good: 6.1.0-57-amd64}
 YAML
 
 # tree DIR: a repository of two files, no Makefile; prints the base commit.

@@ -6,6 +6,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/log.h"
 #include "common/xmalloc.h"
 #include "machines/ssh.h"
 #include "tests/integration/driver.h"
@@ -16,7 +17,7 @@ driver_usage(const char *prog)
 	fprintf(stderr,
 	    "usage: %s -h HOST -i KEY -k KNOWN_HOSTS [-n NAME] "
 	    "[-p PORT] [-l USER] [-d REMOTE_DIR] [-c CONNECT_MS] "
-	    "[-C COMMAND_MS] [-T] [-N] [AGENT_DIR] command [args]\n",
+	    "[-C COMMAND_MS] [-T] [-N] [-v] [AGENT_DIR] command [args]\n",
 	    prog);
 	exit(2);
 }
@@ -34,7 +35,7 @@ driver_machine(struct machine *m, int *flags, int argc, char **argv)
 	m->ssh.user = xstrdup("root");
 	m->ssh.connect_timeout_ms = 10000;
 	m->ssh.command_timeout_ms = 60000;
-	while ((c = getopt(argc, argv, "+n:h:p:l:i:k:d:c:C:TN")) != -1) {
+	while ((c = getopt(argc, argv, "+n:h:p:l:i:k:d:c:C:TNv")) != -1) {
 		switch (c) {
 		case 'n':
 			free(m->name);
@@ -74,6 +75,9 @@ driver_machine(struct machine *m, int *flags, int argc, char **argv)
 			break;
 		case 'N':
 			*flags |= SSH_HOST_NO_NODELAY;
+			break;
+		case 'v':
+			log_init("itest", LOG_LEVEL_DEBUG);
 			break;
 		default:
 			driver_usage(argv[0]);

@@ -6,7 +6,7 @@
 
 #include "machines/machine.h"
 
-/* Parses the machine options (-n -h -p -l -i -k -d -T -c -C -N) into m. */
+/* Parses the machine options (-n -h -p -l -i -k -d -T -c -C -N -v) into m. */
 int  driver_machine(struct machine *m, int *flags, int argc, char **argv);
 void driver_machine_free(struct machine *m);
 /* Prints the options driver_machine understands. */

@@ -5,6 +5,10 @@
  *	checks			output, exit status, stdin EOF, quoting, channel
  *	bench N			time connect+auth and N round trips of "true"
  *	upload LOCAL REMOTE	upload with mode 0755
+ *	run WHAT CMD MS		ssh_host_run within MS (0: the command
+ *				timeout): print "[OUT]", or the error (exit 3)
+ *	probe MS		ssh_host_probe: print "answers" (exit 0) or
+ *				"silent" (exit 1) and the time it took
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -232,6 +236,36 @@ itest_cmd_upload(const struct machine *m, int flags, const char *local,
 	return 0;
 }
 
+static int
+itest_cmd_run(const struct machine *m, int flags, const char *what,
+    const char *cmd, int ms)
+{
+	struct ssh_host *h = itest_connect(m, flags);
+	char		*out = NULL, *cause = NULL;
+	int		 rc = 0;
+
+	if (ssh_host_run(h, what, cmd, ms, &out, &cause) != 0) {
+		printf("%s\n", cause);
+		rc = 3;
+	} else
+		printf("[%s]\n", out);
+	free(out);
+	free(cause);
+	ssh_host_close(h);
+	return rc;
+}
+
+static int
+itest_cmd_probe(const struct machine *m, int ms)
+{
+	uint64_t t0 = driver_now_ns();
+	bool	 up = ssh_host_probe(m->ssh.host, m->ssh.port, ms);
+
+	printf("%s %.0f ms\n", up ? "answers" : "silent",
+	    (double)(driver_now_ns() - t0) / 1e6);
+	return up ? 0 : 1;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -251,6 +285,11 @@ main(int argc, char **argv)
 		rc = itest_cmd_bench(&m, flags, atoi(argv[i]));
 	else if (strcmp(cmd, "upload") == 0 && i + 1 < argc)
 		rc = itest_cmd_upload(&m, flags, argv[i], argv[i + 1]);
+	else if (strcmp(cmd, "run") == 0 && i + 2 < argc)
+		rc = itest_cmd_run(&m, flags, argv[i], argv[i + 1],
+		    atoi(argv[i + 2]));
+	else if (strcmp(cmd, "probe") == 0 && i < argc)
+		rc = itest_cmd_probe(&m, atoi(argv[i]));
 	else
 		driver_usage(argv[0]);
 	driver_machine_free(&m);

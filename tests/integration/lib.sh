@@ -17,9 +17,13 @@ LAB_LOCK=/run/hilab-lab.lock
 . "$(dirname "${BASH_SOURCE[0]}")/../lib/skip.sh"
 
 # Skips the test for a missing program, package or privilege, with a
-# reason; in CI it fails (tests/lib/skip.sh).
+# reason; in CI it fails (tests/lib/skip.sh).  A TAP test sets LAB_TAP=1
+# first: its skip is a plan of none, as meson reads TAP.
 lab_skip()
 {
+	if [ -n "${LAB_TAP:-}" ]; then
+		skip_missing_tap "$@"
+	fi
 	skip_missing "$@"
 }
 
@@ -133,14 +137,23 @@ EOF
 }
 
 # Starts sshd for host $1 and waits until it listens (it writes its pid
-# file once its socket is bound).
+# file once its socket is bound).  $2, if given, is a shell command run
+# first in a mount namespace of sshd's own (mounts only its sessions see).
 lab_sshd_start()
 {
 	local d=$LAB_TMP/$1 i
 
 	rm -f "$d/sshd.pid"
-	ip netns exec "$(cat "$d/netns")" /usr/sbin/sshd -D \
-	    -f "$d/sshd_config" -E "$d/sshd.log" </dev/null >/dev/null 2>&1 &
+	if [ -n "${2:-}" ]; then
+		ip netns exec "$(cat "$d/netns")" unshare -m \
+		    --propagation private sh -c "$2"' && exec /usr/sbin/sshd \
+		    -D -f "$1" -E "$2"' sh "$d/sshd_config" "$d/sshd.log" \
+		    </dev/null >/dev/null 2>>"$d/sshd.log" &
+	else
+		ip netns exec "$(cat "$d/netns")" /usr/sbin/sshd -D \
+		    -f "$d/sshd_config" -E "$d/sshd.log" \
+		    </dev/null >/dev/null 2>&1 &
+	fi
 	for i in $(seq 1 100); do
 		[ -s "$d/sshd.pid" ] && return 0
 		sleep 0.05

@@ -1,6 +1,8 @@
 #!/bin/bash
 # The ssh transport against a real OpenSSH sshd in a network namespace:
-# command round trips, channels, SFTP upload, timeouts, host key checks.
+# command round trips, channels, uploads (SFTP, and an exec channel where
+# sshd has no SFTP; the sha256 checked on the host), timeouts, host key
+# checks.
 # Usage: ssh_transport.sh ITEST_SSH_BINARY
 set -u
 
@@ -49,6 +51,59 @@ out=$(drv upload "$LAB_TMP/none" "$remote")
 expect_in "$out" 'host "h1": upload'
 echo "ok: upload, mkdir -p, mode 0755, replace, no temp files left"
 
+# restart_sshd: h1's sshd again, with its changed configuration.
+restart_sshd()
+{
+	lab_sshd_stop h1
+	lab_sshd_start h1
+}
+
+echo "# a copy that arrives wrong (here: sha256sum says so) is not kept"
+cfg=$HOST_DIR/sshd_config
+mkdir -p "$HOST_DIR/bin"
+printf '#!/bin/sh\necho 0000000000000000000000000000000000000000000000000000000000000000  -\n' \
+    >"$HOST_DIR/bin/sha256sum"
+chmod 755 "$HOST_DIR/bin/sha256sum"
+echo "PATH=$HOST_DIR/bin:\$PATH" >"$HOST_DIR/env.sh"
+sed -i "s|^SetEnv .*|SetEnv SHLVL=1 BASH_ENV=$HOST_DIR/env.sh|" "$cfg"
+restart_sshd
+want="sha256 is 0000000000000000000000000000000000000000000000000000000000000000, not $(sha256sum <"$LAB_TMP/blob" | cut -c1-64)"
+remote=$AGENT_DIR_REMOTE/wrong/blob
+out=$(drv upload "$LAB_TMP/blob" "$remote" 2>&1)
+[ $? = 3 ] || lab_fail "an upload with a wrong sha256 succeeded (sftp)"
+expect_in "$out" "$want"
+[ -z "$(ls -A "$(dirname "$remote")")" ] ||
+    lab_fail "a wrong upload left files: $(ls -A "$(dirname "$remote")")"
+sed -i '/^Subsystem/d' "$cfg"
+restart_sshd
+out=$(drv upload "$LAB_TMP/blob" "$remote" 2>&1)
+[ $? = 3 ] || lab_fail "an upload with a wrong sha256 succeeded (exec)"
+expect_in "$out" "$want"
+[ -z "$(ls -A "$(dirname "$remote")")" ] ||
+    lab_fail "a wrong upload left files: $(ls -A "$(dirname "$remote")")"
+echo "ok: $out"
+
+echo "# upload to an sshd without the SFTP subsystem (as dropbear)"
+sed -i "s|^SetEnv .*|SetEnv SHLVL=1|" "$cfg"
+restart_sshd
+remote="$AGENT_DIR_REMOTE/no sftp/it's \$(a) blob"
+head -c 1500000 /dev/urandom >"$LAB_TMP/blob"
+t0=$(date +%s%N)
+out=$(drv -v upload "$LAB_TMP/blob" "$remote" 2>&1) ||
+    lab_fail "upload without sftp: $out"
+echo "# 1.5 MB over an exec channel: $((($(date +%s%N) - t0) / 1000000)) ms"
+expect_in "$out" "uploading over an exec channel"
+cmp "$LAB_TMP/blob" "$remote" || lab_fail "exec upload differs"
+[ "$(stat -c %a "$remote")" = 755 ] || lab_fail "mode $(stat -c %a "$remote")"
+[ "$(ls -A "$(dirname "$remote")")" = "$(basename "$remote")" ] ||
+    lab_fail "exec upload left files: $(ls -A "$(dirname "$remote")")"
+head -c 1000 /dev/urandom >"$LAB_TMP/blob"
+drv upload "$LAB_TMP/blob" "$remote" >/dev/null || lab_fail "exec upload over"
+cmp "$LAB_TMP/blob" "$remote" || lab_fail "exec replaced file differs"
+lab_sshd_config h1 "$HOST_DIR" "$HOST"
+restart_sshd
+echo "ok: without sftp: upload over exec, sha256 checked on the host"
+
 echo "# command timeout"
 start=$(date +%s%N)
 err=$(drv -C 500 exec "sleep 30" 2>&1)
@@ -61,6 +116,27 @@ expect_in "$err" 'host "h1": ssh exec "sleep 30": timed out'
 echo "ok: $err ($ms ms)"
 out=$(drv exec 'exit 7')
 [ $? = 7 ] || lab_fail "exit status not relayed"
+
+echo "# commands that must succeed, with a timeout of their own"
+out=$(drv run greet 'echo "  hello  "; echo >&2 ignored' 0) ||
+    lab_fail "run: $out"
+[ "$out" = "[  hello]" ] || lab_fail "run output: $out"
+out=$(drv run "make it" 'echo out; printf "first\nlast line\n" >&2; exit 4' 0)
+[ $? = 3 ] || lab_fail "a failed command succeeded: $out"
+[ "$out" = 'host "h1": make it: first last line (exit 4)' ] ||
+    lab_fail "run error: $out"
+out=$(drv run quiet 'exit 5' 0)
+[ "$out" = 'host "h1": quiet: failed (exit 5)' ] || lab_fail "run: $out"
+start=$(date +%s%N)
+out=$(drv run slow 'sleep 30' 500)
+rc=$?
+ms=$((($(date +%s%N) - start) / 1000000))
+[ $rc = 3 ] && [ $ms -lt 10000 ] || lab_fail "run within 500 ms: $out"
+expect_in "$out" 'host "h1": ssh exec "sleep 30": timed out after 500 ms'
+out=$(drv -C 500 run long 'sleep 1; echo done' 5000) ||
+    lab_fail "a step longer than the command timeout: $out"
+[ "$out" = "[done]" ] || lab_fail "run long: $out"
+echo "ok: run: output trimmed, stderr and exit in the error, own timeout"
 
 echo "# connect errors"
 out=$(drv -p 2222 connect)
@@ -76,6 +152,19 @@ expect_in "$out" 'host "h1": ssh connect: timed out'
 # TCP alone would retry for minutes; loaded machines need the room.
 [ $ms -lt 10000 ] || lab_fail "connect timeout took $ms ms"
 echo "ok: $out ($ms ms)"
+
+echo "# probe for an SSH banner"
+out=$(drv probe 2000) || lab_fail "probe of a live sshd: $out"
+out=$(drv -p 2222 probe 2000)
+[ $? = 1 ] || lab_fail "probe of a closed port: $out"
+out=$("$DRIVER" -n h1 -h "$dead" -i "$KEY" -k "$KNOWN_HOSTS" probe 500)
+[ $? = 1 ] || lab_fail "probe of an absent host: $out"
+ms=${out#silent }
+[ "${ms% ms}" -lt 3000 ] || lab_fail "probe of an absent host took $out"
+out=$("$DRIVER" -n h1 -h no-such-host.invalid -i "$KEY" -k "$KNOWN_HOSTS" \
+    probe 500)
+[ $? = 1 ] || lab_fail "probe of an unknown name: $out"
+echo "ok: probe: a live sshd answers; closed port, absent host silent"
 ssh-keygen -q -t ed25519 -N '' -f "$LAB_TMP/stranger"
 out=$(drv -i "$LAB_TMP/stranger" connect)
 [ $? = 3 ] || lab_fail "an unauthorized key was accepted"

@@ -334,11 +334,13 @@ test_emulator(void **state)
 	inventory_free(inv);
 }
 
-/* An ssh host boots its running kernel and refuses to switch. */
+/* An ssh host without a boot section runs its own kernel only. */
 static void
 test_ssh_backend(void **state)
 {
-	struct machine	      m = { .name = "box", .kind = MACHINE_SSH };
+	struct machine	      m = { .name = "box",
+		       .kind = MACHINE_SSH,
+		       .file = "box.yaml" };
 	struct backend_kernel k = { "patch 1", "/k", NULL, NULL };
 	struct backend	     *b;
 	char		     *cause = NULL;
@@ -350,8 +352,8 @@ test_ssh_backend(void **state)
 	assert_int_equal(backend_boot(b, NULL, &cause), 0);
 	assert_int_equal(backend_boot(b, &k, &cause), -1);
 	assert_string_equal(cause,
-	    "machine \"box\": kernel \"patch 1\": "
-	    "kernel switching on ssh hosts is not supported yet");
+	    "machine \"box\": kernel \"patch 1\": it has no \"boot\" "
+	    "section in box.yaml, so it runs only its own kernel");
 	assert_null(backend_console(b));
 	free(cause);
 	backend_free(b);

@@ -77,7 +77,7 @@ check "report reproduces with hilab submit" grep -qF "  hilab submit job.yaml" "
 # The reproduced job file is itself a valid job: check it with hilab jobs.
 sed -n '/^  where job.yaml is:$/,$p' "$r" | sed '1,2d; s/^    //' >"$T/job.yaml"
 mkdir "$T/machines"
-printf 'name: lab1\nkind: ssh\nssh:\n  host: 127.0.0.1\n  identity: /nonexistent/key\n  known_hosts: /nonexistent/known_hosts\n' >"$T/machines/lab1.yaml"
+printf 'name: lab1\nkind: ssh\nssh:\n  host: 127.0.0.1\n  identity: /nonexistent/key\n  known_hosts: /nonexistent/known_hosts\nboot:\n  method: kexec\n  known_good: 6.1.0-57-amd64\n' >"$T/machines/lab1.yaml"
 "$hilab" --machines "$T/machines" --catalog "$S/benchmarks" jobs check \
     "$T/job.yaml" >"$T/job-check.txt"
 check "reproduced job file passes hilab jobs check" test $? -eq 0

@@ -385,6 +385,27 @@ struct example {
 	int		  threads;
 };
 
+/* Kernel releases hilab may put into paths on a host. */
+static void
+test_release_ok(void **state)
+{
+	char name[66];
+
+	assert_true(machine_release_ok("6.1.0-57-cloud-amd64"));
+	assert_true(machine_release_ok("6.19.0-rc8+"));
+	assert_false(machine_release_ok(""));
+	assert_false(machine_release_ok(".."));
+	assert_false(machine_release_ok("-rc1"));
+	assert_false(machine_release_ok("6.1/../x"));
+	assert_false(machine_release_ok("6.1 rc"));
+	memset(name, 'a', 64);
+	name[64] = '\0';
+	assert_true(machine_release_ok(name));
+	name[64] = 'a';
+	name[65] = '\0';
+	assert_false(machine_release_ok(name));
+}
+
 /* The five seed machine classes in examples/machines all load. */
 static void
 test_examples(void **state)
@@ -424,6 +445,14 @@ test_examples(void **state)
 	assert_non_null(strstr(m->cpu_model, "Neoverse-N1"));
 	m = inventory_find(inv, "epyc-2s");
 	assert_non_null(strstr(m->cpu_model, "AMD EPYC"));
+	assert_int_equal(m->boot.method, MACHINE_BOOT_GRUB);
+	assert_int_equal(m->boot.timeout_ms, 600000);
+	assert_string_equal(m->boot.console.command[0], "ipmitool");
+	m = inventory_find(inv, "xeon-2s");
+	assert_int_equal(m->boot.method, MACHINE_BOOT_KEXEC);
+	assert_string_equal(m->boot.dir, "/boot/hilab");
+	m = inventory_find(inv, "board-18cpu");
+	assert_int_equal(m->boot.method, MACHINE_BOOT_NONE);
 	m = inventory_find(inv, "vm32");
 	assert_int_equal(m->libvirt.vcpus, 32);
 	assert_string_equal(m->libvirt.cmdline, "rt_group_sched=0");
@@ -472,6 +501,7 @@ main(void)
 		cmocka_unit_test(test_dir_empty),
 		cmocka_unit_test(test_load_path),
 		cmocka_unit_test(test_fields),
+		cmocka_unit_test(test_release_ok),
 		cmocka_unit_test(test_examples),
 	};
 

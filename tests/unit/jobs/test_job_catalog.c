@@ -214,18 +214,18 @@ test_examples_with_catalog(void **state)
 	free(pattern);
 }
 
-/* Files needing the catalog fail with their exact error lines. */
+/* Files matching pattern fail with the exact lines of their .err files. */
 static void
-test_catalog_errors(void **state)
+check_errors(const char *pattern, const struct inventory *inv)
 {
 	glob_t g;
 	char  *cause, *want, *got, *err;
 	size_t i;
 
-	assert_int_equal(glob("catalog-bad-*.yaml", 0, NULL, &g), 0);
+	assert_int_equal(glob(pattern, 0, NULL, &g), 0);
 	for (i = 0; i < g.gl_pathc; i++) {
 		cause = NULL;
-		assert_null(job_load(g.gl_pathv[i], catalog, NULL, &cause));
+		assert_null(job_load(g.gl_pathv[i], catalog, inv, &cause));
 		err = xasprintf("%.*s.err", (int)strlen(g.gl_pathv[i]) - 5,
 		    g.gl_pathv[i]);
 		if ((want = read_all(err)) == NULL)
@@ -238,6 +238,78 @@ test_catalog_errors(void **state)
 		free(cause);
 	}
 	globfree(&g);
+}
+
+/* Files needing the catalog fail with their exact error lines. */
+static void
+test_catalog_errors(void **state)
+{
+	check_errors("catalog-bad-*.yaml", NULL);
+}
+
+/* Every job file pattern matches loads against inv. */
+static void
+load_each(const char *pattern, const struct inventory *inv)
+{
+	struct job *job;
+	glob_t	    g;
+	char	   *cause = NULL;
+	size_t	    i;
+
+	assert_int_equal(glob(pattern, 0, NULL, &g), 0);
+	for (i = 0; i < g.gl_pathc; i++) {
+		if ((job = job_load(g.gl_pathv[i], catalog, inv, &cause)) ==
+		    NULL)
+			fail_msg("%s", cause);
+		job_free(job);
+	}
+	globfree(&g);
+}
+
+/*
+ * Against the machines of data/inventory: a kernel to boot is refused on
+ * each ssh machine without "boot" (inventory-bad-*.yaml, with the exact
+ * errors in their .err files); inventory-good-*.yaml load.
+ */
+static void
+test_inventory_boot(void **state)
+{
+	struct inventory *inv;
+	char		 *cause = NULL;
+
+	if ((inv = inventory_load("inventory", &cause)) == NULL)
+		fail_msg("inventory: %s", cause);
+	check_errors("inventory-bad-*.yaml", inv);
+	load_each("inventory-good-*.yaml", inv);
+	inventory_free(inv);
+}
+
+/*
+ * The seeds' example jobs against the example inventory: each of their
+ * machines can boot their kernels; altra-80c without its "boot" cannot.
+ */
+static void
+test_examples_boot(const struct inventory *inv, const char *dir)
+{
+	struct machine *altra = inventory_find(inv, "altra-80c");
+	char	       *path, *want, *cause = NULL;
+
+	path = xasprintf("%s/examples/jobs/seed*.yaml", srcdir);
+	load_each(path, inv);
+	free(path);
+	assert_non_null(altra);
+	altra->boot.method = MACHINE_BOOT_NONE;
+	path = xasprintf("%s/examples/jobs/seed2-altra.yaml", srcdir);
+	assert_null(job_load(path, catalog, inv, &cause));
+	altra->boot.method = MACHINE_BOOT_GRUB;
+	want = xasprintf("%s:6:12: machine \"altra-80c\" cannot boot kernel "
+			 "\"mainline\": %s/altra-80c.yaml has no \"boot\" "
+			 "section, so it runs only its own kernel",
+	    path, dir);
+	assert_string_equal(cause, want);
+	free(cause);
+	free(want);
+	free(path);
 }
 
 /* Machine names are checked against the example inventory. */
@@ -262,6 +334,7 @@ test_inventory(void **state)
 	    &cause));
 	assert_string_equal(cause, "inv.yaml:2:18: unknown machine \"vm33\"");
 	free(cause);
+	test_examples_boot(inv, dir);
 	free(path);
 	free(dir);
 	inventory_free(inv);
@@ -277,6 +350,7 @@ main(void)
 		cmocka_unit_test(test_stored_job_needs_no_catalog),
 		cmocka_unit_test(test_examples_with_catalog),
 		cmocka_unit_test(test_catalog_errors),
+		cmocka_unit_test(test_inventory_boot),
 		cmocka_unit_test(test_inventory),
 	};
 	char *dir, *cause = NULL;

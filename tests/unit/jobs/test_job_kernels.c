@@ -374,7 +374,8 @@ test_paths(void **state)
 		      "    name: target\n"
 				"    config: tinyconfig\n");
 	char *text = xasprintf("%s%s  - name: img\n    image: boot/vmlinuz\n"
-			       "    initrd: boot/initrd.img\n",
+			       "    initrd: boot/initrd.img\n"
+			       "    modules: boot/modules.tar.gz\n",
 		 a, b),
 	     *p;
 	struct job		*job = load_elsewhere(f, text);
@@ -405,6 +406,9 @@ test_paths(void **state)
 	free(p);
 	p = xasprintf("%s/boot/initrd.img", f->dir);
 	assert_string_equal(k->initrd, p);
+	free(p);
+	p = xasprintf("%s/boot/modules.tar.gz", f->dir);
+	assert_string_equal(k->modules, p);
 	free(p);
 	job_free(job);
 	free(text);

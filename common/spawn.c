@@ -6,8 +6,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "common/spawn.h"
 #include "common/xmalloc.h"
-#include "kernels/spawn.h"
 
 /* Output collected so far and the line not yet complete. */
 struct spawn_buf {

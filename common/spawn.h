@@ -1,9 +1,10 @@
 /*
- * Running the tools a kernel build needs (git, make, the compiler) with
- * their output read line by line, never through a shell.
+ * Running tools on the controller (git, make, the compiler of a kernel
+ * build; tar for a kernel's modules) with their output read line by line,
+ * never through a shell.
  */
-#ifndef HILAB_KERNELS_SPAWN_H
-#define HILAB_KERNELS_SPAWN_H
+#ifndef HILAB_SPAWN_H
+#define HILAB_SPAWN_H
 
 #include <stddef.h>
 
