@@ -8,6 +8,7 @@
 # bad and the run failed naming the host and the power cycle.
 set -u
 . "$HILAB_SRCDIR/tests/integration/lib.sh"
+. "$HILAB_SRCDIR/scripts/bmc.sh"
 for c in ipmi_sim ipmitool; do
 	command -v "$c" >/dev/null ||
 	    lab_skip "$c missing (apt-get install openipmi ipmitool)"
@@ -65,34 +66,9 @@ bmc_config() {
 	mkdir -p "$BMC_DIR/state"
 	board_script >"$BMC_DIR/board.sh"
 	chmod 755 "$BMC_DIR/board.sh"
-	printf 'pass\n' >"$BMC_DIR/password"
+	bmc_write_config "$BMC_DIR" board "$1" "$BMC_DIR/board.sh" true 2 3
 	printf 'wrong\n' >"$BMC_DIR/badpassword"
-	chmod 600 "$BMC_DIR/password" "$BMC_DIR/badpassword"
-	cat >"$BMC_DIR/lan.conf" <<EOF
-name "board"
-set_working_mc 0x20
-  startlan 1
-    addr 127.0.0.1 $1
-    priv_limit admin
-    allowed_auths_callback none md2 md5 straight
-    allowed_auths_user none md2 md5 straight
-    allowed_auths_operator none md2 md5 straight
-    allowed_auths_admin none md2 md5 straight
-    guid a123456789abcdefa123456789abcdef
-  endlan
-  serial 15 127.0.0.1 $(($1 + 1)) codec VM
-  startcmd "$BMC_DIR/board.sh"
-  startnow true
-  poweroff_wait 2
-  kill_wait 3
-  user 2 true "lab" "pass" admin 10 none md2 md5 straight
-EOF
-	cat >"$BMC_DIR/lab.emu" <<EOF
-mc_setbmc 0x20
-mc_add 0x20 0 no-device-sdrs 0x23 9 8 0x9f 0x1291 0xf02
-sel_enable 0x20 1000 0x0a
-mc_enable 0x20
-EOF
+	chmod 600 "$BMC_DIR/badpassword"
 }
 
 # ipmitool against the BMC, as an operator would run it.
@@ -105,9 +81,8 @@ bmc_tool() {
 bmc_start() {
 	local port
 
-	for port in $(shuf -i 20000-40000 -n 20); do
-		ss -Hlun "sport = :$port" | grep -q . && continue
-		ss -Hltn "sport = :$((port + 1))" | grep -q . && continue
+	for _ in 1 2 3; do
+		port=$(bmc_free_port) || break
 		BMC_PORT=$port
 		bmc_config "$port"
 		ipmi_sim -c "$BMC_DIR/lan.conf" -f "$BMC_DIR/lab.emu" \
