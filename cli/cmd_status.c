@@ -6,6 +6,7 @@
 #include <time.h>
 
 #include "cli/cli.h"
+#include "common/xmalloc.h"
 #include "db/db.h"
 
 /* Total number of runs of a job, whatever their state. */
@@ -140,32 +141,69 @@ status_print_json(const struct db_job *j, const struct db_run *runs, size_t n)
 	json_decref(o);
 }
 
+/* Why a run waits on a machine that is bad or in maintenance. */
+static char *
+status_waiting_why(const struct db_machine *m)
+{
+	if (m->health_reason == NULL)
+		return xasprintf("waiting: machine \"%s\" is %s", m->name,
+		    db_health_name(m->health));
+	return xasprintf("waiting: machine \"%s\" is %s: %s", m->name,
+	    db_health_name(m->health), m->health_reason);
+}
+
+/*
+ * Puts why in place of the error of each queued run whose machine is bad
+ * or in maintenance: hilabd leases it no more, so the run waits.
+ */
+static void
+status_waiting(struct db_run *runs, size_t n, const struct db_machine *mv,
+    size_t mn)
+{
+	const struct db_machine *m;
+	size_t			 i;
+
+	for (i = 0; i < n; i++) {
+		if (runs[i].state != DB_QUEUED ||
+		    (m = db_machine_find(mv, mn, runs[i].machine)) == NULL ||
+		    (m->health != DB_HEALTH_BAD &&
+			m->health != DB_HEALTH_MAINTENANCE))
+			continue;
+		free(runs[i].error);
+		runs[i].error = status_waiting_why(m);
+	}
+}
+
 int
 cmd_status(const struct cli_options *o, int argc, char **argv)
 {
-	struct db_run *runs = NULL;
-	struct db_job *j = NULL;
-	struct db     *db;
-	char	      *cause = NULL;
-	size_t	       n = 0;
-	int64_t	       id;
-	int	       rc = CLI_EXIT_OK;
+	struct db_machine *mv = NULL;
+	struct db_run	  *runs = NULL;
+	struct db_job	  *j = NULL;
+	struct db	  *db;
+	char		  *cause = NULL;
+	size_t		   n = 0, mn = 0;
+	int64_t		   id;
+	int		   rc = CLI_EXIT_OK;
 
 	if (argc != 2 || (id = cli_job_id(argv[1])) == -1)
 		return cli_usage_error("usage: hilab status JOB");
 	if ((db = cli_db_open(o, false)) == NULL)
 		return CLI_EXIT_UNAVAILABLE;
 	if ((j = db_job_get(db, id, &cause)) == NULL ||
-	    db_run_list(db, id, &runs, &n, &cause) == -1) {
+	    db_run_list(db, id, &runs, &n, &cause) == -1 ||
+	    db_machine_list(db, &mv, &mn, &cause) == -1) {
 		rc = cli_error(CLI_EXIT_FAIL, "%s", cause);
 		goto out;
 	}
+	status_waiting(runs, n, mv, mn);
 	if (o->json)
 		status_print_json(j, runs, n);
 	else
 		status_print(j, runs, n);
 out:
 	free(cause);
+	db_machine_list_free(mv, mn);
 	db_run_list_free(runs, n);
 	db_job_free(j);
 	db_close(db);

@@ -31,7 +31,8 @@ static const struct cli_command cli_commands[] = {
 	{ "export", "export FILE", cmd_export },
 	{ "machines",
 	    "machines check [DIR] | machines list | "
-	    "machines power NAME on|off|cycle|status",
+	    "machines power NAME on|off|cycle|status | "
+	    "machines set NAME good|unknown|bad|maintenance [--reason TEXT]",
 	    cmd_machines },
 	{ "jobs", "jobs check FILE", cmd_jobs },
 	{ "kernels", "kernels list | show ID | build FILE", cmd_kernels },

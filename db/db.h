@@ -81,6 +81,10 @@ struct db_machine {
 	char	      *facts; /* JSON of the last connect, or NULL */
 	int64_t	       facts_at;
 	enum db_health health;
+	char	      *health_reason; /* why not good, or NULL */
+	int64_t	       health_at;
+	bool	       check_due; /* a health check before the next run */
+	int	       checks_failed;
 	char	      *lease_owner; /* NULL when free */
 	int64_t	       lease_expires;
 	int64_t	       updated_at;
@@ -91,15 +95,33 @@ int db_machine_upsert(struct db *, const char *name, const char *kind,
     const char *arch, char **cause);
 int db_machine_set_facts(struct db *, const char *name, const char *facts,
     char **cause);
+/*
+ * Records a machine's health and why (reason may be NULL); good ends a due
+ * health check, unknown makes one due (an operator's "check it first"),
+ * and both start the count of failed checks again.
+ */
 int db_machine_set_health(struct db *, const char *name, enum db_health,
+    const char *reason, char **cause);
+/* A recovery: health unknown (reason says why), a health check due. */
+int db_machine_recovered(struct db *, const char *name, const char *reason,
     char **cause);
+/*
+ * Counts a failed health check; the max-th makes the machine bad.  Returns
+ * the failures so far, or -1.
+ */
+int db_machine_check_failed(struct db *, const char *name, const char *reason,
+    int max, char **cause);
 struct db_machine *db_machine_get(struct db *, const char *name, char **cause);
 int  db_machine_list(struct db *, struct db_machine **, size_t *, char **cause);
 void db_machine_free(struct db_machine *);
 void db_machine_list_free(struct db_machine *, size_t);
+/* The machine called name in a list from db_machine_list, or NULL. */
+const struct db_machine *db_machine_find(const struct db_machine *, size_t,
+    const char *name);
 /*
- * Leases a machine for ttl_ms if it is free or its lease expired: returns
- * 1 when leased, 0 when another owner holds it, -1 on error.
+ * Leases a machine for ttl_ms if it is free or its lease expired and it is
+ * neither bad nor in maintenance: returns 1 when leased, 0 when another
+ * owner holds it or it is bad or in maintenance, -1 on error.
  */
 int db_machine_lease(struct db *, const char *name, const char *owner,
     int64_t ttl_ms, char **cause);
@@ -221,6 +243,14 @@ int db_run_set_boot_tries(struct db *, int64_t id, int boots, char **cause);
  * its job nor counts in comparison tables (its samples stay).
  */
 int db_run_set_retried(struct db *, int64_t id, int64_t again, char **cause);
+/* Marks a run failed because its kernel did not boot on its machine. */
+int db_run_set_boot_failed(struct db *, int64_t id, char **cause);
+/*
+ * The first run of the job whose kernel did not boot on the machine, 0 if
+ * none, -1 on error.
+ */
+int64_t db_run_boot_failed(struct db *, int64_t job, int64_t kernel,
+    const char *machine, char **cause);
 /* Cancels the queued runs of a job; returns how many, or -1. */
 int64_t db_run_cancel_queued(struct db *, int64_t job, char **cause);
 void	db_run_free(struct db_run *);

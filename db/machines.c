@@ -1,5 +1,6 @@
 /* The machines table: inventory rows, facts, health and leases. */
 #include <stdlib.h>
+#include <string.h>
 
 #include "common/cause.h"
 #include "common/xmalloc.h"
@@ -7,7 +8,8 @@
 
 #define MACHINE_COLUMNS                                            \
 	"name, kind, arch, facts, facts_at, health, lease_owner, " \
-	"lease_expires, updated_at"
+	"lease_expires, updated_at, health_reason, health_at, "    \
+	"check_due, checks_failed"
 
 /* Runs an UPDATE of one machine by name and fails if there is none. */
 static int
@@ -60,20 +62,89 @@ db_machine_set_facts(struct db *db, const char *name, const char *facts,
 	return machine_update(db, s, name, "set machine facts", cause);
 }
 
-/* Records a machine's health. */
+/*
+ * Records a machine's health and why (reason may be NULL); good ends a due
+ * check, unknown makes one due, and both start the count of failures
+ * again.
+ */
 int
 db_machine_set_health(struct db *db, const char *name, enum db_health h,
-    char **cause)
+    const char *reason, char **cause)
 {
-	static const char sql[] = "UPDATE machines SET health = ?2 "
-				  "WHERE name = ?1";
-	sqlite3_stmt	 *s;
+	static const char sql[] =
+	    "UPDATE machines SET health = ?2, health_reason = ?3, "
+	    "health_at = ?4, check_due = CASE ?2 WHEN 'good' THEN 0 "
+	    "WHEN 'unknown' THEN 1 ELSE check_due END, checks_failed = "
+	    "CASE WHEN ?2 IN ('good', 'unknown') THEN 0 ELSE checks_failed "
+	    "END WHERE name = ?1";
+	sqlite3_stmt *s;
 
 	if ((s = db_stmt(db, sql, cause)) == NULL)
 		return -1;
 	db_bind_text(s, 1, name);
 	db_bind_text(s, 2, db_health_name(h));
+	db_bind_text(s, 3, reason);
+	sqlite3_bind_int64(s, 4, db_now_ms());
 	return machine_update(db, s, name, "set machine health", cause);
+}
+
+/*
+ * Records a recovery: the machine's health is unknown (reason says why)
+ * until a health check passes.
+ */
+int
+db_machine_recovered(struct db *db, const char *name, const char *reason,
+    char **cause)
+{
+	static const char sql[] =
+	    "UPDATE machines SET health = 'unknown', health_reason = ?2, "
+	    "health_at = ?3, check_due = 1, checks_failed = 0 "
+	    "WHERE name = ?1";
+	sqlite3_stmt *s;
+
+	if ((s = db_stmt(db, sql, cause)) == NULL)
+		return -1;
+	db_bind_text(s, 1, name);
+	db_bind_text(s, 2, reason);
+	sqlite3_bind_int64(s, 3, db_now_ms());
+	return machine_update(db, s, name, "record a recovery", cause);
+}
+
+/*
+ * Counts a failed health check; the max-th makes the machine bad (reason
+ * says why).  Returns the failures so far, or -1.
+ */
+int
+db_machine_check_failed(struct db *db, const char *name, const char *reason,
+    int max, char **cause)
+{
+	static const char sql[] =
+	    "UPDATE machines SET checks_failed = checks_failed + 1, "
+	    "health_reason = ?2, health_at = ?4, "
+	    "health = CASE WHEN checks_failed + 1 >= ?3 THEN 'bad' "
+	    "ELSE health END, check_due = CASE WHEN checks_failed + 1 >= ?3 "
+	    "THEN 0 ELSE check_due END WHERE name = ?1 "
+	    "RETURNING checks_failed";
+	sqlite3_stmt *s;
+	int	      rc, n = -1;
+
+	if ((s = db_stmt(db, sql, cause)) == NULL)
+		return -1;
+	db_bind_text(s, 1, name);
+	db_bind_text(s, 2, reason);
+	sqlite3_bind_int(s, 3, max);
+	sqlite3_bind_int64(s, 4, db_now_ms());
+	if ((rc = sqlite3_step(s)) == SQLITE_ROW)
+		n = sqlite3_column_int(s, 0);
+	else if (rc == SQLITE_DONE)
+		causef(cause,
+		    "db \"%s\": count a health check: no machine "
+		    "\"%s\"",
+		    db->path, name);
+	else
+		db_fail(db, cause, "count a health check");
+	sqlite3_reset(s);
+	return n;
 }
 
 static void machine_clear(void *);
@@ -97,6 +168,10 @@ machine_read(sqlite3_stmt *s, void *row)
 	m->lease_owner = db_column_text(s, 6);
 	m->lease_expires = sqlite3_column_int64(s, 7);
 	m->updated_at = sqlite3_column_int64(s, 8);
+	m->health_reason = db_column_text(s, 9);
+	m->health_at = sqlite3_column_int64(s, 10);
+	m->check_due = sqlite3_column_int(s, 11) != 0;
+	m->checks_failed = sqlite3_column_int(s, 12);
 }
 
 /* The machines table's rows for db_rows_read. */
@@ -167,6 +242,7 @@ machine_clear(void *row)
 	free(m->arch);
 	free(m->facts);
 	free(m->lease_owner);
+	free(m->health_reason);
 }
 
 /* Frees a machine from db_machine_get; accepts NULL. */
@@ -177,6 +253,18 @@ db_machine_free(struct db_machine *m)
 		return;
 	machine_clear(m);
 	free(m);
+}
+
+/* The machine called name in a list from db_machine_list, or NULL. */
+const struct db_machine *
+db_machine_find(const struct db_machine *v, size_t n, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (strcmp(v[i].name, name) == 0)
+			return &v[i];
+	return NULL;
 }
 
 /* Frees a list from db_machine_list. */
@@ -232,7 +320,10 @@ machine_lease_update(struct db *db, const char *sql, const char *name,
 	return machine_lease_step(db, s, name, what, cause);
 }
 
-/* Leases a machine if it is free or its lease expired. */
+/*
+ * Leases a machine if it is free or its lease expired, and it is neither
+ * bad nor in maintenance.
+ */
 int
 db_machine_lease(struct db *db, const char *name, const char *owner,
     int64_t ttl_ms, char **cause)
@@ -240,7 +331,8 @@ db_machine_lease(struct db *db, const char *name, const char *owner,
 	return machine_lease_update(db,
 	    "UPDATE machines SET "
 	    "lease_owner = ?2, lease_expires = ?3 + ?4 WHERE name = ?1 AND "
-	    "(lease_owner IS NULL OR lease_expires <= ?3)",
+	    "(lease_owner IS NULL OR lease_expires <= ?3) AND "
+	    "health NOT IN ('bad', 'maintenance')",
 	    name, owner, ttl_ms, "lease machine", cause);
 }
 

@@ -270,6 +270,44 @@ db_run_set_boot_tries(struct db *db, int64_t id, int boots, char **cause)
 	return run_update(db, s, id, "set run boot tries", cause);
 }
 
+/* Marks a run failed because its kernel did not boot on its machine. */
+int
+db_run_set_boot_failed(struct db *db, int64_t id, char **cause)
+{
+	static const char sql[] = "UPDATE runs SET boot_failed = 1 "
+				  "WHERE id = ?1";
+	sqlite3_stmt	 *s;
+
+	if ((s = db_stmt(db, sql, cause)) == NULL)
+		return -1;
+	return run_update(db, s, id, "mark a boot failed", cause);
+}
+
+/* The first run of the job whose kernel did not boot on the machine. */
+int64_t
+db_run_boot_failed(struct db *db, int64_t job, int64_t kernel,
+    const char *machine, char **cause)
+{
+	static const char sql[] =
+	    "SELECT id FROM runs WHERE job = ?1 AND kernel = ?2 "
+	    "AND machine = ?3 AND boot_failed = 1 ORDER BY id LIMIT 1";
+	sqlite3_stmt *s;
+	int64_t	      id = 0;
+	int	      rc;
+
+	if ((s = db_stmt(db, sql, cause)) == NULL)
+		return -1;
+	sqlite3_bind_int64(s, 1, job);
+	sqlite3_bind_int64(s, 2, kernel);
+	db_bind_text(s, 3, machine);
+	if ((rc = sqlite3_step(s)) == SQLITE_ROW)
+		id = sqlite3_column_int64(s, 0);
+	else if (rc != SQLITE_DONE)
+		id = db_fail(db, cause, "find a failed boot");
+	sqlite3_reset(s);
+	return id;
+}
+
 /* Records that a run is done again as run again. */
 int
 db_run_set_retried(struct db *db, int64_t id, int64_t again, char **cause)

@@ -11,10 +11,12 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/clock.h"
 #include "common/log.h"
 #include "common/xmalloc.h"
 #include "db/db.h"
 #include "hilabd/daemon.h"
+#include "hilabd/health.h"
 #include "hilabd/ingest.h"
 #include "hilabd/worker.h"
 #include "jobs/job.h"
@@ -23,8 +25,9 @@
 #include "machines/backend.h"
 #include "machines/inventory.h"
 
-#define WORKER_LEASE_MS	  (10 * 60 * 1000)
-#define WORKER_RECONNECTS 3
+#define WORKER_LEASE_MS		(10 * 60 * 1000)
+#define WORKER_RECONNECTS	3
+#define WORKER_CONNECT_GRACE_MS 4000 /* a silent host, before a power cycle */
 
 /* One run in progress: what the result callback needs. */
 struct worker_run {
@@ -35,8 +38,9 @@ struct worker_run {
 	int64_t		       last_seq;
 	bool		       cancelled;
 	bool		       db_failed;
-	bool		       recovered; /* host power-cycled: run again */
-	struct worker_exec     exec;	  /* from worker_setup_begin */
+	bool		       recovered;   /* host power-cycled: run again */
+	bool		       boot_failed; /* its boot: recover_boot */
+	struct worker_exec     exec;	    /* from worker_setup_begin */
 };
 
 static void worker_retry(struct worker_ctx *, const struct db_run *,
@@ -328,6 +332,33 @@ worker_setup_failed(struct worker_ctx *ctx, const struct db_run *r,
 	free(cause);
 }
 
+/* How long a silent host is given before it is power-cycled. */
+static int64_t
+worker_grace_ms(const struct worker_ctx *ctx)
+{
+	int64_t two = 2 * (int64_t)ctx->w->machine->ssh.connect_timeout_ms;
+
+	return two > WORKER_CONNECT_GRACE_MS ? two : WORKER_CONNECT_GRACE_MS;
+}
+
+/*
+ * Refuses to boot a kernel that did not boot on this machine earlier in
+ * the job: 0, or -1 with *cause naming that run.
+ */
+static int
+worker_boot_again(struct worker_ctx *ctx, const struct db_run *r, char **cause)
+{
+	int64_t first;
+
+	if ((first = db_run_boot_failed(ctx->db, r->job, r->kernel,
+		 worker_name(ctx), cause)) <= 0)
+		return (int)first;
+	*cause = xasprintf("kernel of run %lld did not boot on \"%s\" in "
+			   "this job: not booted there again",
+	    (long long)first, worker_name(ctx));
+	return -1;
+}
+
 /*
  * Prepares the run's context: its plan entry, the machine booted into the
  * run's kernel (boot is false when resuming: what runs must not change),
@@ -344,13 +375,17 @@ worker_prepare(struct worker_ctx *ctx, struct worker_run *wr, bool boot,
 		    (long long)wr->run->id);
 		return -1;
 	}
-	if (boot && worker_boot(ctx, wr->run, cause) == -1)
+	if (boot && worker_boot_again(ctx, wr->run, cause) == -1)
 		return -1;
-	if (worker_connect(ctx, cause) == -1 &&
-	    recover_host(ctx, wr->run, cause) == -1) {
-		worker_health(ctx, DB_HEALTH_BAD);
+	if (boot && worker_boot(ctx, wr->run, cause) == -1) {
+		wr->boot_failed = true;
 		return -1;
 	}
+	/* A host just booted or under load may be slow to accept. */
+	if (worker_connect_until(ctx, clock_now_ms() + worker_grace_ms(ctx),
+		cause) == -1 &&
+	    recover_host(ctx, wr->run, cause) == -1)
+		return -1;
 	return 0;
 }
 
@@ -365,10 +400,13 @@ worker_run_one(struct worker_ctx *ctx, const struct db_run *r)
 	worker_progress(ctx, r);
 	if (worker_prepare(ctx, &wr, true, &cause) == -1 ||
 	    (facts = worker_facts(ctx, r, &cause)) == NULL) {
+		/* Failed first, then the machine brought back. */
 		worker_fail(ctx, r, cause);
+		if (wr.boot_failed)
+			recover_boot(ctx, r, cause);
 		goto out;
 	}
-	worker_health(ctx, DB_HEALTH_GOOD);
+	health_answered(ctx);
 	if (worker_setup_begin(ctx, r, wr.plan, &wr.exec, &cause) == -1) {
 		worker_setup_failed(ctx, r, cause);
 		goto out;
@@ -509,18 +547,24 @@ worker_drain(struct worker_ctx *ctx)
 	struct db_run *r;
 	char	      *cause = NULL;
 	size_t	       n, i;
+	bool	       ready = true;
 
 	if (db_job_list(ctx->db, &jobs, &n, &cause) == -1) {
 		log_warn(worker_name(ctx), "%s", cause);
 		free(cause);
 		return;
 	}
-	for (i = 0; i < n && !worker_stopping(ctx->w); i++) {
+	for (i = 0; i < n && ready && !worker_stopping(ctx->w); i++) {
 		if (jobs[i].state != DB_RUNNING)
 			continue;
 		while (!worker_stopping(ctx->w) &&
 		    (r = db_run_next(ctx->db, jobs[i].id, worker_name(ctx),
 			 &cause)) != NULL) {
+			/* Health decides before each run (a check if due). */
+			if (!(ready = health_ready(ctx))) {
+				db_run_free(r);
+				break;
+			}
 			worker_run_one(ctx, r);
 			db_run_free(r);
 			daemon_nudge(ctx->w->daemon);

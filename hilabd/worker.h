@@ -25,12 +25,27 @@ struct worker_exec {
 /*
  * Brings back an ssh machine with power control that stopped answering
  * (recover.c): one power cycle, then its agent again within the machine's
- * boot timeout, each step an event of run r.  Returns 0 once the agent is
+ * boot timeout, each step an event of run r; the machine's health is then
+ * unknown with a health check due.  Returns 0 once the agent is
  * connected.  Returns -1 with *cause (replaced: it names the host, the
- * power cycle and how long it waited) and the machine's health bad when
- * that failed; -1 with *cause kept when the machine has no power control.
+ * power cycle and how long it waited) and the machine bad (it did not
+ * come back) or in maintenance (the power control failed) when that
+ * failed; -1 with *cause kept when the machine has no power control, and
+ * the machine in maintenance when its host key or login was refused (a
+ * power cycle cannot mend those).
  */
 int recover_host(struct worker_ctx *, const struct db_run *r, char **cause);
+/*
+ * After run r's boot failed (why; the run is failed already).  When its
+ * kernel did not come up (a panic, a hang, no ssh after the switch): marks
+ * the run's boot failed (the job does not boot that kernel there again)
+ * and brings an ssh machine back to its known-good kernel by a power
+ * cycle (or by its own reset when its panic said so), or puts it in
+ * maintenance when it has no power control; each step is an event of the
+ * run.  When the host refused before the switch (host key, login), the
+ * machine goes to maintenance and nothing is power-cycled.
+ */
+void recover_boot(struct worker_ctx *, const struct db_run *r, const char *why);
 
 /*
  * Makes sure the machine runs the run's kernel, booting it (once per job,

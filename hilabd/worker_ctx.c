@@ -4,12 +4,16 @@
  */
 #include <stdlib.h>
 
+#include "common/clock.h"
 #include "common/log.h"
 #include "db/db.h"
 #include "hilabd/daemon.h"
 #include "hilabd/worker_ctx.h"
 #include "machines/agent_client.h"
 #include "machines/inventory.h"
+#include "machines/ssh.h"
+
+#define WORKER_CONNECT_PAUSE_MS 1000 /* between two connect attempts */
 
 const char *
 worker_name(const struct worker_ctx *ctx)
@@ -37,14 +41,39 @@ worker_event(struct worker_ctx *ctx, const struct db_run *r,
 
 /* Records the machine's health; a failure to record it is only logged. */
 void
-worker_health(struct worker_ctx *ctx, enum db_health health)
+worker_health(struct worker_ctx *ctx, enum db_health health, const char *reason)
 {
 	char *cause = NULL;
 
-	if (db_machine_set_health(ctx->db, worker_name(ctx), health, &cause) ==
-	    -1) {
+	if (db_machine_set_health(ctx->db, worker_name(ctx), health, reason,
+		&cause) == -1) {
 		log_warn(worker_name(ctx), "%s", cause);
 		free(cause);
+	}
+}
+
+/*
+ * Connects to the agent, trying again until it answers or the deadline
+ * passes; 0, or -1 with *cause from the last attempt.  A host key or login
+ * refused does not mend with time: no second try then.
+ */
+int
+worker_connect_until(struct worker_ctx *ctx, int64_t deadline, char **cause)
+{
+	int64_t left;
+
+	for (;;) {
+		if (worker_connect(ctx, cause) == 0)
+			return 0;
+		if (ssh_host_last_error() == SSH_HOST_TRUST ||
+		    (left = deadline - clock_now_ms()) <= 0)
+			return -1;
+		log_debug(worker_name(ctx), "%s; trying again", *cause);
+		free(*cause);
+		*cause = NULL;
+		clock_sleep_ms(left < WORKER_CONNECT_PAUSE_MS
+			? left
+			: WORKER_CONNECT_PAUSE_MS);
 	}
 }
 

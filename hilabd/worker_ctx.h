@@ -47,13 +47,18 @@ struct worker_ctx {
 
 const char *worker_name(const struct worker_ctx *);
 int	    worker_connect(struct worker_ctx *, char **cause);
-void	    worker_disconnect(struct worker_ctx *);
+/* worker_connect, tried again until deadline (ms) unless trust was refused. */
+int  worker_connect_until(struct worker_ctx *, int64_t deadline, char **cause);
+void worker_disconnect(struct worker_ctx *);
 /* True if someone asked to cancel the job (false if it cannot be read). */
 bool worker_cancel_requested(struct worker_ctx *, int64_t job_id);
 /* Logs a message and adds it to the run's events (r may be NULL). */
 void worker_event(struct worker_ctx *, const struct db_run *r, enum db_level,
     const char *msg);
-/* Records the machine's health; a failure to record it is only logged. */
-void worker_health(struct worker_ctx *, enum db_health);
+/*
+ * Records the machine's health and why (reason may be NULL); a failure to
+ * record it is only logged.
+ */
+void worker_health(struct worker_ctx *, enum db_health, const char *reason);
 
 #endif

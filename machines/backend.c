@@ -26,6 +26,8 @@ int
 backend_boot(struct backend *b, const struct backend_kernel *k, char **cause)
 {
 	b->failure = BACKEND_FAIL_KERNEL;
+	b->kernel_failed = false;
+	b->resets_itself = false;
 	return b->ops->boot(b, k, cause);
 }
 

@@ -67,6 +67,18 @@ struct backend {
 	const struct machine	 *machine;
 	void			 *priv;
 	enum backend_failure	  failure; /* of the last boot */
+	/*
+	 * Set by a boot that failed in the kernel (a panic, a hang, no ssh
+	 * after the switch, another kernel booted), not in the lab (ssh
+	 * refused before the switch, an install that failed, qemu gone).
+	 */
+	bool kernel_failed;
+	/*
+	 * Set with kernel_failed when the console showed the kernel
+	 * rebooting itself after its panic (a panic= timeout): the firmware
+	 * brings the default kernel back without a power cycle.
+	 */
+	bool resets_itself;
 };
 
 /* The backend of a kind ssh machine (ssh_backend.c). */

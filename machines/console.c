@@ -126,6 +126,14 @@ console_panicked(const char *tail)
 	return tail != NULL && strstr(tail, CONSOLE_PANIC) != NULL;
 }
 
+bool
+console_resets_itself(const char *tail)
+{
+	const char *p = tail != NULL ? strstr(tail, CONSOLE_PANIC) : NULL;
+
+	return p != NULL && strstr(p, "Rebooting in ") != NULL;
+}
+
 char *
 console_line(const char *tail)
 {

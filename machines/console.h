@@ -50,6 +50,12 @@ char *console_file_tail(const char *path, size_t max);
 char *console_file_excerpt(const char *path, size_t max);
 /* True if the console text shows a kernel panic. */
 bool console_panicked(const char *tail);
+/*
+ * True if tail shows a panic after which the kernel reboots by itself
+ * ("Rebooting in N seconds..", a panic= timeout): the machine's firmware
+ * then brings its default kernel without a power cycle.
+ */
+bool console_resets_itself(const char *tail);
 /* The console line that says most: the panic line, else the last line. */
 char *console_line(const char *tail);
 

@@ -409,6 +409,10 @@ static const struct conf_key inv_machine_keys[] = {
 	    .off = MACH(notes),
 	    .flags = CONF_EMPTY_OK },
 	{ .name = "mirror", .parse = conf_parse_path, .off = MACH(mirror) },
+	{ .name = "health_check",
+	    .parse = conf_parse_strv,
+	    .off = MACH(health_check),
+	    .expect = INV_ARGV },
 	{ .name = "topology",
 	    .parse = conf_parse_section,
 	    .off = MACH(topo),
@@ -601,6 +605,7 @@ machine_free(struct machine *m)
 	free(m->cpu_model);
 	free(m->notes);
 	free(m->mirror);
+	conf_strv_free(m->health_check);
 	free(m->topo.llc_groups);
 	free(m->ssh.host);
 	free(m->ssh.user);

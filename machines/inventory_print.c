@@ -159,6 +159,7 @@ inventory_print_machine(FILE *fp, const struct machine *m)
 		inv_print_power(e, &m->power);
 	inventory_boot_print(e, &m->boot);
 	conf_emit_str(e, "mirror", m->mirror);
+	inv_print_argv(e, "health_check", m->health_check);
 	conf_emit_str(e, "notes", m->notes);
 	conf_emit_end(e);
 	conf_emit_end(e);

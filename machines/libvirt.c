@@ -368,6 +368,8 @@ lv_wait(struct backend *b, virDomainPtr d, const struct backend_kernel *k,
 		usleep(LV_PAUSE_MS * 1000);
 	}
 	free(tail);
+	/* qemu gone is the emulator's failure; the rest are the kernel's. */
+	b->kernel_failed = b->failure != BACKEND_FAIL_EMULATOR;
 	tail = console_file_tail(lv->console_path, LV_CONSOLE_TAIL);
 	line = console_line(tail);
 	*cause = xasprintf("machine \"%s\": kernel \"%s\" %s: %s", m->name,
@@ -563,7 +565,7 @@ lv_console(struct backend *b)
 	struct lv_backend *lv = b->priv;
 	char		  *tail;
 
-	if ((tail = console_file_tail(lv->console_path, LV_EXCERPT)) != NULL)
+	if ((tail = console_file_excerpt(lv->console_path, LV_EXCERPT)) != NULL)
 		return tail;
 	return lv->excerpt != NULL ? xstrdup(lv->excerpt) : NULL;
 }

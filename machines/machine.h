@@ -149,6 +149,9 @@ struct machine {
 	char		       *mirror; /* controller directory of .deb
 					   files and source tarballs
 					   for benchmarks, or NULL */
+	char **health_check;		/* argv of the check after a
+					   recovery, or NULL: a short
+					   hackbench */
 	struct machine_libvirt libvirt; /* kind libvirt only */
 	struct machine_power   power;	/* kind ssh only */
 	struct machine_boot    boot;	/* kind ssh only */

@@ -32,8 +32,11 @@
 /* Command output beyond this is an error rather than a memory hog. */
 #define SSH_HOST_MAX_OUTPUT	    (64u * 1024 * 1024)
 #define SSH_HOST_STDERR_TAIL	    1024
+
+/* Why this thread's last connect failed (ssh_host_last_error). */
+static _Thread_local enum ssh_host_error ssh_host_error;
 /* How much of a failed command's stderr its error quotes. */
-#define SSH_HOST_ERR_LINE	    400
+#define SSH_HOST_ERR_LINE 400
 
 struct ssh_host_chan {
 	struct ssh_host *h;
@@ -246,7 +249,20 @@ ssh_host_auth(struct ssh_host *h, const struct machine *m, char **cause)
 	case SSH_AUTH_SUCCESS:
 		rc = 0;
 		break;
+	case SSH_AUTH_AGAIN:
+		/*
+		 * No answer within the connect timeout: a host just booted
+		 * or loaded may be slow to check a key, and answers later.
+		 */
+		ssh_host_error = SSH_HOST_UNREACHABLE;
+		causef(cause,
+		    "host \"%s\": ssh auth: no answer to the key within "
+		    "the connect timeout",
+		    h->name);
+		break;
 	case SSH_AUTH_ERROR:
+		/* The connection broke: not a refusal. */
+		ssh_host_error = SSH_HOST_UNREACHABLE;
 		causef(cause, "host \"%s\": ssh auth: %s", h->name,
 		    ssh_get_error(h->s));
 		break;
@@ -284,6 +300,7 @@ ssh_host_connect(const struct machine *m, int flags, char **cause)
 	struct ssh_host *h = xcalloc(1, sizeof *h);
 	int		 port = m->ssh.port > 0 ? m->ssh.port : 22;
 
+	ssh_host_error = SSH_HOST_OTHER;
 	h->name = xstrdup(m->name != NULL ? m->name : "?");
 	h->addr = xstrdup(m->ssh.host != NULL ? m->ssh.host : "");
 	h->connect_timeout_ms = m->ssh.connect_timeout_ms > 0
@@ -304,16 +321,25 @@ ssh_host_connect(const struct machine *m, int flags, char **cause)
 	if (ssh_host_options(h, m, flags, cause) != 0)
 		goto fail;
 	if (ssh_connect(h->s) != SSH_OK) {
+		ssh_host_error = SSH_HOST_UNREACHABLE;
 		ssh_host_connect_fail(h, port, cause);
 		goto fail;
 	}
+	ssh_host_error = SSH_HOST_TRUST;
 	if (ssh_host_verify(h, m, cause) != 0 ||
 	    ssh_host_auth(h, m, cause) != 0)
 		goto fail;
+	ssh_host_error = SSH_HOST_OK;
 	return h;
 fail:
 	ssh_host_close(h);
 	return NULL;
+}
+
+enum ssh_host_error
+ssh_host_last_error(void)
+{
+	return ssh_host_error;
 }
 
 void

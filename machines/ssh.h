@@ -19,6 +19,14 @@
 struct ssh_host;
 struct ssh_host_chan;
 
+/* Why the calling thread's last ssh_host_connect failed. */
+enum ssh_host_error {
+	SSH_HOST_OK,
+	SSH_HOST_UNREACHABLE, /* no answer or refused: the host may be down */
+	SSH_HOST_TRUST,	      /* host key changed or unknown, auth refused */
+	SSH_HOST_OTHER
+};
+
 /* Flags for ssh_host_connect. */
 #define SSH_HOST_NO_NODELAY 0x1 /* leave Nagle on (measurements only) */
 
@@ -44,6 +52,8 @@ struct ssh_host *ssh_host_connect(const struct machine *, int flags,
  * cheap look whether a booting host's sshd is up yet.
  */
 bool ssh_host_probe(const char *host, int port, int timeout_ms);
+/* Why this thread's last ssh_host_connect failed (SSH_HOST_OK: it did not). */
+enum ssh_host_error ssh_host_last_error(void);
 /* Disconnects and frees; accepts NULL. */
 void ssh_host_close(struct ssh_host *);
 /* The machine's name, for messages. */

@@ -23,7 +23,9 @@
 #include "machines/kinstall.h"
 #include "machines/ssh.h"
 
-#define SB_PROBE_MS	2000 /* one look whether sshd is up */
+#define SB_PROBE_MS                                  \
+	1500 /* one look whether sshd is up; a panic \
+		on the console waits as long */
 #define SB_PAUSE_MS	250
 #define SB_LOOK_MS	5000 /* reading the boot id of a host just up */
 #define SB_EXCERPT	8192
@@ -194,9 +196,12 @@ sb_detach(struct ssh_host *h, const char *go, char **cause)
 	return rc;
 }
 
-/* Why the boot failed on the console (a panic), or NULL. */
+/*
+ * Why the boot failed on the console (a panic), or NULL; *resets tells
+ * whether the kernel said it reboots itself.
+ */
 static char *
-sb_console_failed(struct sb_backend *sb)
+sb_console_failed(struct sb_backend *sb, bool *resets)
 {
 	char *tail, *line, *why = NULL;
 
@@ -207,6 +212,7 @@ sb_console_failed(struct sb_backend *sb)
 	if (console_panicked(tail)) {
 		line = console_line(tail);
 		why = xasprintf("panicked at boot: %s", line);
+		*resets = console_resets_itself(tail);
 		free(line);
 	}
 	free(tail);
@@ -257,7 +263,7 @@ sb_wait(struct backend *b, const char *what, const char *old, int64_t t0,
 	bool		      dropped = false, told = false;
 
 	for (;;) {
-		if ((why = sb_console_failed(sb)) != NULL)
+		if ((why = sb_console_failed(sb, &b->resets_itself)) != NULL)
 			break;
 		if ((h = sb_try_connect(m, old, st, &dropped)) != NULL) {
 			sb->switch_seconds =
@@ -338,6 +344,8 @@ sb_switch(struct backend *b, struct ssh_host *h, const char *go,
 	ssh_host_close(h);
 	if (rc == 0)
 		back = sb_wait(b, what, before->boot_id, t0, st, cause);
+	/* Refused before the switch is the lab's failure, not the kernel's. */
+	b->kernel_failed = rc == 0 && back == NULL;
 	console_stop(sb->console);
 	sb->console = NULL;
 	return back;
@@ -490,7 +498,8 @@ sb_boot_kernel(struct backend *b, const struct backend_kernel *k, char **cause)
 	if (h == NULL)
 		goto out;
 	ssh_host_close(h);
-	if ((rc = sb_check(m, k, &in, &now, cause)) == 0)
+	b->kernel_failed = (rc = sb_check(m, k, &in, &now, cause)) != 0;
+	if (rc == 0)
 		log_info(m->name,
 		    "kernel \"%s\" (%s, %s) answers on ssh after %.1f s "
 		    "(install %.1f s%s)",

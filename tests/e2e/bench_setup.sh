@@ -68,20 +68,6 @@ host_building() {
 	ip netns pids "$NETNS" | xargs -r ps -o args= -p | grep -q "sleep 347"
 }
 
-# until_true TENTHS COMMAND...: runs the command every 0.1 s until it
-# succeeds or TENTHS tries have failed.
-until_true() {
-	local i=$1
-
-	shift
-	while [ "$i" -gt 0 ]; do
-		"$@" && return 0
-		sleep 0.1
-		i=$((i - 1))
-	done
-	return 1
-}
-
 # True once the worker says it stopped the slow build of job $c.
 slow_stopped() {
 	test "$(events "$c" '%build of "slow-1.tar.gz" cancelled; stopped install (pid %)')" = 1

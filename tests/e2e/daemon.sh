@@ -23,14 +23,6 @@ ssh:
   agent_dir: $AGENT_DIR_REMOTE
 YAML
 
-# Keeps the test's exit status for lab_teardown, which reads $?.
-daemon_cleanup() {
-	local rc=$?
-
-	daemon_stop KILL
-	(exit $rc)
-	lab_teardown
-}
 trap daemon_cleanup EXIT
 
 # job_file NAME GROUPS LOOPS ITERATIONS: a hackbench job on "demo".

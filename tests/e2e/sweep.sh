@@ -24,14 +24,6 @@ ssh:
   agent_dir: $AGENT_DIR_REMOTE
 YAML
 
-# Keeps the test's exit status for lab_teardown, which reads $?.
-daemon_cleanup() {
-	local rc=$?
-
-	daemon_stop KILL
-	(exit $rc)
-	lab_teardown
-}
 trap daemon_cleanup EXIT
 
 # sweep_jobs NAME [STATE]: how many jobs the sweep queued (in that state).

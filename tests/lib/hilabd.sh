@@ -64,3 +64,27 @@ daemon_log_on_failure() {
 	echo "# hilabd log:"
 	tail -40 "$HILABD_LOG" | sed 's/^/# /'
 }
+
+# Stops hilabd and tears the lab down, keeping the test's exit status
+# (lab_teardown of tests/integration/lib.sh reads $?).
+daemon_cleanup() {
+	local rc=$?
+
+	daemon_stop KILL
+	(exit $rc)
+	lab_teardown
+}
+
+# until_true TENTHS COMMAND...: runs the command every 0.1 s until it
+# succeeds or TENTHS tries have failed.
+until_true() {
+	local i=$1
+
+	shift
+	while [ "$i" -gt 0 ]; do
+		"$@" && return 0
+		sleep 0.1
+		i=$((i - 1))
+	done
+	return 1
+}

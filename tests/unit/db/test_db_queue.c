@@ -294,7 +294,7 @@ test_kernels_machines(void **state)
 			     &f->cause),
 	    0);
 	assert_int_equal(db_machine_set_health(f->db, "epyc", DB_HEALTH_GOOD,
-			     &f->cause),
+			     NULL, &f->cause),
 	    0);
 	m = db_machine_get(f->db, "epyc", &f->cause);
 	assert_string_equal(m->arch, "aarch64");
@@ -303,6 +303,99 @@ test_kernels_machines(void **state)
 	assert_null(m->lease_owner);
 	db_machine_free(m);
 	assert_int_equal(db_machine_set_health(f->db, "nope", DB_HEALTH_BAD,
+			     NULL, &f->cause),
+	    -1);
+	expect_cause(f, "no machine \"nope\"");
+}
+
+/* A run whose kernel did not boot is found by job, kernel and machine. */
+static void
+test_boot_failed(void **state)
+{
+	struct fixture *f = *state;
+	struct db_run  *r;
+	int64_t		job, ids[3];
+
+	job = dbtest_fixture(f->db, "vm32", 3, ids);
+	r = db_run_get(f->db, ids[0], &f->cause);
+	assert_non_null(r);
+	assert_int_equal(db_run_boot_failed(f->db, job, r->kernel, "vm32",
+			     &f->cause),
+	    0);
+	assert_int_equal(db_run_set_boot_failed(f->db, ids[1], &f->cause), 0);
+	assert_int_equal(db_run_boot_failed(f->db, job, r->kernel, "vm32",
+			     &f->cause),
+	    ids[1]);
+	assert_int_equal(db_run_boot_failed(f->db, job, r->kernel, "other",
+			     &f->cause),
+	    0);
+	assert_int_equal(db_run_boot_failed(f->db, job + 1, r->kernel, "vm32",
+			     &f->cause),
+	    0);
+	db_run_free(r);
+}
+
+/* Reads machine name's health, reason, due check and failed checks. */
+static void
+expect_health(struct fixture *f, const char *name, enum db_health h,
+    const char *reason, bool due, int failed)
+{
+	struct db_machine *m = db_machine_get(f->db, name, &f->cause);
+
+	assert_non_null(m);
+	assert_int_equal(m->health, h);
+	if (reason == NULL)
+		assert_null(m->health_reason);
+	else
+		assert_string_equal(m->health_reason, reason);
+	assert_int_equal(m->check_due, due);
+	assert_int_equal(m->checks_failed, failed);
+	db_machine_free(m);
+}
+
+/*
+ * Health decides: a recovery makes a check due, failed checks count up
+ * to bad, good ends both, unknown set by hand makes a check due again;
+ * bad and maintenance machines are not leased.
+ */
+static void
+test_machine_health(void **state)
+{
+	struct fixture *f = *state;
+
+	assert_int_equal(db_machine_upsert(f->db, "b", "ssh", "x86_64",
+			     &f->cause),
+	    0);
+	assert_int_equal(db_machine_recovered(f->db, "b", "power cycled",
+			     &f->cause),
+	    0);
+	expect_health(f, "b", DB_HEALTH_UNKNOWN, "power cycled", true, 0);
+	assert_int_equal(db_machine_check_failed(f->db, "b", "check 1", 2,
+			     &f->cause),
+	    1);
+	expect_health(f, "b", DB_HEALTH_UNKNOWN, "check 1", true, 1);
+	assert_int_equal(db_machine_lease(f->db, "b", "w", 1000, &f->cause), 1);
+	assert_int_equal(db_machine_release(f->db, "b", "w", &f->cause), 1);
+	assert_int_equal(db_machine_check_failed(f->db, "b", "check 2", 2,
+			     &f->cause),
+	    2);
+	expect_health(f, "b", DB_HEALTH_BAD, "check 2", false, 2);
+	assert_int_equal(db_machine_lease(f->db, "b", "w", 1000, &f->cause), 0);
+	assert_int_equal(db_machine_set_health(f->db, "b",
+			     DB_HEALTH_MAINTENANCE, "new disk", &f->cause),
+	    0);
+	expect_health(f, "b", DB_HEALTH_MAINTENANCE, "new disk", false, 2);
+	assert_int_equal(db_machine_lease(f->db, "b", "w", 1000, &f->cause), 0);
+	assert_int_equal(db_machine_set_health(f->db, "b", DB_HEALTH_GOOD, NULL,
+			     &f->cause),
+	    0);
+	expect_health(f, "b", DB_HEALTH_GOOD, NULL, false, 0);
+	assert_int_equal(db_machine_lease(f->db, "b", "w", 1000, &f->cause), 1);
+	assert_int_equal(db_machine_set_health(f->db, "b", DB_HEALTH_UNKNOWN,
+			     "new DIMM", &f->cause),
+	    0);
+	expect_health(f, "b", DB_HEALTH_UNKNOWN, "new DIMM", true, 0);
+	assert_int_equal(db_machine_check_failed(f->db, "nope", "x", 2,
 			     &f->cause),
 	    -1);
 	expect_cause(f, "no machine \"nope\"");
@@ -355,6 +448,10 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_results_and_resume, setup,
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_kernels_machines, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_machine_health, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_boot_failed, setup,
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_events, setup, teardown),
 	};

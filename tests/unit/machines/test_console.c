@@ -1,9 +1,10 @@
 /*
  * What a failed run keeps of a boot's console file: the part around the
  * first kernel panic even when a reset and a whole next boot follow it,
- * else the tail; and the line that says most.  And the consoles kept per
- * boot: a console server's log followed from where it stood when the boot
- * began, a command's output, and what is written to a command console.
+ * else the tail; the line that says most; whether a panic resets the
+ * machine by itself.  And the consoles kept per boot: a console server's
+ * log followed from where it stood when the boot began, a command's
+ * output, and what is written to a command console.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -76,6 +77,27 @@ test_panic_kept(void **state)
 	assert_false(console_panicked(e));
 	free(e);
 	unlink(path);
+}
+
+/*
+ * A panic followed by the kernel's own "Rebooting in N seconds.." (panic=N)
+ * resets the machine by itself; a panic without it, or the words before
+ * the panic, does not.
+ */
+static void
+test_resets_itself(void **state)
+{
+	(void)state;
+	assert_true(console_resets_itself(
+	    "[    2.244748] " CONSOLE_PANIC ": VFS: Unable to mount root fs\n"
+	    "[    2.245001] Rebooting in 1 seconds..\n"));
+	assert_false(console_resets_itself(
+	    "[    2.244748] " CONSOLE_PANIC ": VFS: Unable to mount root fs\n"
+	    "[    2.245001] ---[ end " CONSOLE_PANIC " ]---\n"));
+	assert_false(
+	    console_resets_itself("[    0.100000] Rebooting in 1 seconds..\n"
+				  "[    2.244748] " CONSOLE_PANIC ": oops\n"));
+	assert_false(console_resets_itself(NULL));
 }
 
 /* Without a panic the excerpt is the tail. */
@@ -202,6 +224,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_panic_kept),
 		cmocka_unit_test(test_tail),
+		cmocka_unit_test(test_resets_itself),
 		cmocka_unit_test(test_follow_file),
 		cmocka_unit_test(test_follow_command),
 	};
