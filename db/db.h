@@ -102,6 +102,11 @@ int db_machine_set_facts(struct db *, const char *name, const char *facts,
  */
 int db_machine_set_health(struct db *, const char *name, enum db_health,
     const char *reason, char **cause);
+/*
+ * The machine's agent answered: an unknown machine with no health check
+ * due becomes good; any other health is left as it is.
+ */
+int db_machine_answered(struct db *, const char *name, char **cause);
 /* A recovery: health unknown (reason says why), a health check due. */
 int db_machine_recovered(struct db *, const char *name, const char *reason,
     char **cause);

@@ -89,6 +89,26 @@ db_machine_set_health(struct db *db, const char *name, enum db_health h,
 }
 
 /*
+ * The machine's agent answered: unknown with no check due (never seen
+ * before) becomes good; health set by hand or by a recovery stays, in the
+ * same statement, so a concurrent "machines set" is never overwritten.
+ */
+int
+db_machine_answered(struct db *db, const char *name, char **cause)
+{
+	static const char sql[] =
+	    "UPDATE machines SET health = 'good', health_at = ?2 "
+	    "WHERE name = ?1 AND health = 'unknown' AND check_due = 0";
+	sqlite3_stmt *s;
+
+	if ((s = db_stmt(db, sql, cause)) == NULL)
+		return -1;
+	db_bind_text(s, 1, name);
+	sqlite3_bind_int64(s, 2, db_now_ms());
+	return db_exec_stmt(db, s, "record a machine that answered", cause);
+}
+
+/*
  * Records a recovery: the machine's health is unknown (reason says why)
  * until a health check passes.
  */

@@ -143,15 +143,10 @@ health_ready(struct worker_ctx *ctx)
 void
 health_answered(struct worker_ctx *ctx)
 {
-	struct db_machine *m;
-	char		  *cause = NULL;
+	char *cause = NULL;
 
-	if ((m = db_machine_get(ctx->db, worker_name(ctx), &cause)) == NULL) {
+	if (db_machine_answered(ctx->db, worker_name(ctx), &cause) == -1) {
 		log_warn(worker_name(ctx), "%s", cause);
 		free(cause);
-		return;
 	}
-	if (m->health == DB_HEALTH_UNKNOWN && !m->check_due)
-		worker_health(ctx, DB_HEALTH_GOOD, NULL);
-	db_machine_free(m);
 }

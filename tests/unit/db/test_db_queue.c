@@ -354,8 +354,9 @@ expect_health(struct fixture *f, const char *name, enum db_health h,
 }
 
 /*
- * Health decides: a recovery makes a check due, failed checks count up
- * to bad, good ends both, unknown set by hand makes a check due again;
+ * Health decides: a machine never seen is good once its agent answers,
+ * which changes no other health; a recovery makes a check due, failed checks
+ * count up to bad, good ends both, unknown set by hand makes a check due again;
  * bad and maintenance machines are not leased.
  */
 static void
@@ -366,9 +367,14 @@ test_machine_health(void **state)
 	assert_int_equal(db_machine_upsert(f->db, "b", "ssh", "x86_64",
 			     &f->cause),
 	    0);
+	expect_health(f, "b", DB_HEALTH_UNKNOWN, NULL, false, 0);
+	assert_int_equal(db_machine_answered(f->db, "b", &f->cause), 0);
+	expect_health(f, "b", DB_HEALTH_GOOD, NULL, false, 0);
 	assert_int_equal(db_machine_recovered(f->db, "b", "power cycled",
 			     &f->cause),
 	    0);
+	expect_health(f, "b", DB_HEALTH_UNKNOWN, "power cycled", true, 0);
+	assert_int_equal(db_machine_answered(f->db, "b", &f->cause), 0);
 	expect_health(f, "b", DB_HEALTH_UNKNOWN, "power cycled", true, 0);
 	assert_int_equal(db_machine_check_failed(f->db, "b", "check 1", 2,
 			     &f->cause),
@@ -386,6 +392,8 @@ test_machine_health(void **state)
 	    0);
 	expect_health(f, "b", DB_HEALTH_MAINTENANCE, "new disk", false, 2);
 	assert_int_equal(db_machine_lease(f->db, "b", "w", 1000, &f->cause), 0);
+	assert_int_equal(db_machine_answered(f->db, "b", &f->cause), 0);
+	expect_health(f, "b", DB_HEALTH_MAINTENANCE, "new disk", false, 2);
 	assert_int_equal(db_machine_set_health(f->db, "b", DB_HEALTH_GOOD, NULL,
 			     &f->cause),
 	    0);
