@@ -65,6 +65,7 @@ char *topo_dies(const char *);
 char *topo_cores_per_socket(const char *);
 char *topo_threads_per_core(const char *);
 char *topo_llc_groups(const char *);
+char *topo_cluster_groups(const char *);
 char *topo_numa_nodes(const char *);
 char *topo_numa_node_list(const char *);
 

@@ -20,6 +20,9 @@
  *	topo.llc_groups		distinct shared_cpu_list of each online CPU's
  *				highest-level data/unified cache, ';'-separated,
  *				ordered by first CPU ("0-3;4-7;16-17")
+ *	topo.cluster_groups	distinct topology/cluster_cpus_list, the same
+ *				way (arm64 clusters of the DT or PPTT, x86 L2
+ *				sharing); absent before Linux 5.16
  *	numa.nodes		number of /sys/devices/system/node/node<N>
  *	numa.node_list		those N as a list ("0-1")
  *	mem.total_kb		/proc/meminfo MemTotal
@@ -286,6 +289,7 @@ static const struct {
 	{ "topo.threads_per_core", topo_threads_per_core, NULL },
 	{ "topo.dies", topo_dies, NULL },
 	{ "topo.llc_groups", topo_llc_groups, NULL },
+	{ "topo.cluster_groups", topo_cluster_groups, NULL },
 	{ "numa.nodes", topo_numa_nodes, NULL },
 	{ "numa.node_list", topo_numa_node_list, NULL },
 	{ "mem.total_kb", facts_mem_total, NULL },

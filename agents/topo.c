@@ -233,20 +233,29 @@ topo_cmp_first(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-/* The distinct last-level cache groups, "0-3;4-7;...". */
-char *
-topo_llc_groups(const char *arg)
+/* A CPU's cluster: the CPUs its topology/cluster_cpus_list names. */
+static char *
+topo_cluster(size_t cpu)
+{
+	return topo_cpu_file(cpu, "topology/cluster_cpus_list");
+}
+
+/*
+ * The distinct groups group_of(cpu) gives over the online CPUs, ordered
+ * by their first CPU: "0-3;4-7;...", or NULL when none has one.
+ */
+static char *
+topo_groups(char *(*group_of)(size_t))
 {
 	struct topo_set set = { NULL, 0 };
 	struct cpulist	online;
 	char	       *v = NULL, *t, *g;
 	size_t		cpu, i;
 
-	(void)arg;
 	if (topo_online(&online) == -1)
 		return NULL;
 	for (cpu = 0; cpu < online.n; cpu++) {
-		if (online.set[cpu] && (g = topo_llc(cpu)) != NULL)
+		if (online.set[cpu] && (g = group_of(cpu)) != NULL)
 			topo_set_add(&set, g);
 	}
 	if (set.n > 0)
@@ -259,6 +268,22 @@ topo_llc_groups(const char *arg)
 	topo_set_free(&set);
 	cpulist_free(&online);
 	return v;
+}
+
+/* The distinct last-level cache groups, "0-3;4-7;...". */
+char *
+topo_llc_groups(const char *arg)
+{
+	(void)arg;
+	return topo_groups(topo_llc);
+}
+
+/* The distinct clusters (CPUs sharing an L2 or a cluster of the DT/PPTT). */
+char *
+topo_cluster_groups(const char *arg)
+{
+	(void)arg;
+	return topo_groups(topo_cluster);
 }
 
 /* The NUMA nodes the kernel lists; -1 without NUMA support. */

@@ -57,10 +57,10 @@ planner_kernel_spec(const struct job_kernel *k, const char *cmdline,
 	json_t *o;
 	char   *s;
 
-	o = json_pack("{s:s, s:s?, s:s?, s:s?, s:s?, s:s?, s:s?, s:s?}", "kind",
-	    job_kernel_kind_name(k->kind), "image", k->image, "initrd",
-	    k->initrd, "modules", k->modules, "git", k->git, "base", k->base,
-	    "series", k->series, "cmdline", cmdline);
+	o = json_pack("{s:s, s:s?, s:s?, s:s?, s:s?, s:s?, s:s?, s:s?, s:s?}",
+	    "kind", job_kernel_kind_name(k->kind), "image", k->image, "initrd",
+	    k->initrd, "dtb", k->dtb, "modules", k->modules, "git", k->git,
+	    "base", k->base, "series", k->series, "cmdline", cmdline);
 	if (k->kind == JOB_KERNEL_BUILD)
 		json_object_set_new(o, "patches",
 		    json_integer((json_int_t)k->npatches));

@@ -149,6 +149,7 @@ worker_facts(struct worker_ctx *ctx, const struct db_run *r, char **cause)
 		agent_facts_clear(&facts);
 		return NULL;
 	}
+	worker_boot_topology(ctx, r, &facts);
 	json = ingest_facts_json(&facts);
 	if (db_machine_set_facts(ctx->db, worker_name(ctx), json, cause) ==
 		-1 ||

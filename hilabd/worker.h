@@ -57,6 +57,13 @@ int worker_boot(struct worker_ctx *, const struct db_run *, char **cause);
 int worker_boot_verify(struct worker_ctx *, const struct agent_facts *,
     char **cause);
 /*
+ * Compares the LLC groups the kernel shows with the machine file's: a
+ * mismatch is a warning event of run r and a fact of its own
+ * (topo.llc_groups_expected) beside the kernel's.
+ */
+void worker_boot_topology(struct worker_ctx *, const struct db_run *r,
+    struct agent_facts *);
+/*
  * Ends a job's use of the machine once its work is done: a VM is powered
  * off, an ssh host that switches kernels goes back to its known-good one
  * (not when the controller is stopping: its runs resume); forgets what

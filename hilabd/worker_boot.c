@@ -83,6 +83,25 @@ worker_must_boot(const struct machine *m, json_t *spec)
 	    json_object_get(spec, "image") != NULL;
 }
 
+/*
+ * Refuses an image built for another arch than the machine's (a bzImage
+ * for an arm64 VM): no boot is spent on it.  0, or -1 with *cause.
+ */
+static int
+worker_image_arch(const struct machine *m, const struct db_kernel *k,
+    json_t *spec, char **cause)
+{
+	const char *image = json_string_value(json_object_get(spec, "image"));
+	const char *arch = image != NULL ? verify_image_arch(image) : NULL;
+
+	if (arch == NULL || m->arch == NULL || strcmp(arch, m->arch) == 0)
+		return 0;
+	*cause = xasprintf("kernel \"%s\": image \"%s\" is for %s, machine "
+			   "\"%s\" is %s",
+	    k->name, image, arch, m->name, m->arch);
+	return -1;
+}
+
 /* The run a boot is made for, to log its boots made again. */
 struct worker_boot_arg {
 	struct worker_ctx   *ctx;
@@ -141,12 +160,14 @@ worker_boot_image(struct worker_ctx *ctx, const struct db_run *r,
 	struct backend_kernel bk = { .name = k->name, .cmdline = k->cmdline };
 	char		     *image = worker_spec_str(spec, "image");
 	char		     *initrd = worker_spec_str(spec, "initrd");
+	char		     *dtb = worker_spec_str(spec, "dtb");
 	char		     *modules = worker_spec_str(spec, "modules");
 	char		     *release = worker_spec_str(spec, "release");
 	int		      rc;
 
 	bk.image = image;
 	bk.initrd = initrd;
+	bk.dtb = dtb;
 	bk.modules = modules;
 	bk.release = release;
 	worker_disconnect(ctx);
@@ -162,6 +183,7 @@ worker_boot_image(struct worker_ctx *ctx, const struct db_run *r,
 	}
 	free(image);
 	free(initrd);
+	free(dtb);
 	free(modules);
 	free(release);
 	return rc;
@@ -184,7 +206,9 @@ worker_boot(struct worker_ctx *ctx, const struct db_run *r, char **cause)
 	spec = json_loads(k->spec, 0, NULL);
 	/* A host that cannot switch kernels is only checked. */
 	if (worker_must_boot(ctx->w->machine, spec))
-		rc = worker_boot_image(ctx, r, k, spec, cause);
+		rc = worker_image_arch(ctx->w->machine, k, spec, cause) == -1
+		    ? -1
+		    : worker_boot_image(ctx, r, k, spec, cause);
 	if (rc == 0) {
 		b->valid = true;
 		b->job = r->job;
@@ -207,6 +231,25 @@ worker_boot_verify(struct worker_ctx *ctx, const struct agent_facts *facts,
 		       b->cmdline };
 
 	return verify_facts(facts, &e, cause);
+}
+
+void
+worker_boot_topology(struct worker_ctx *ctx, const struct db_run *r,
+    struct agent_facts *facts)
+{
+	const struct machine *m = ctx->w->machine;
+	const char	     *seen = agent_facts_get(facts, "topo.llc_groups");
+	char		     *msg;
+
+	if (m->topo.llc_groups == NULL || seen == NULL ||
+	    verify_cpugroups_same(m->topo.llc_groups, seen))
+		return;
+	msg = xasprintf("machine \"%s\": the kernel shows LLC groups %s, the "
+			"machine file says %s",
+	    m->name, seen, m->topo.llc_groups);
+	worker_event(ctx, r, DB_WARN, msg);
+	free(msg);
+	agent_facts_add(facts, "topo.llc_groups_expected", m->topo.llc_groups);
 }
 
 void

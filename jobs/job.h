@@ -47,6 +47,7 @@ struct job_kernel {
 	enum job_kernel_kind kind;
 	char		    *image;	/* image: the kernel file */
 	char		    *initrd;	/* image: optional */
+	char		    *dtb;	/* optional: a device tree to boot */
 	char		    *modules;	/* image, optional: see above */
 	char		    *cmdline;	/* optional, any kind */
 	char		    *git;	/* build: repository */

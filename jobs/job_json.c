@@ -55,6 +55,7 @@ job_json_kernel(const struct job_kernel *k)
 	    json_string(job_kernel_kind_name(k->kind)));
 	job_json_set_str(o, "image", k->image);
 	job_json_set_str(o, "initrd", k->initrd);
+	job_json_set_str(o, "dtb", k->dtb);
 	job_json_set_str(o, "modules", k->modules);
 	job_json_set_str(o, "cmdline", k->cmdline);
 	job_json_set_str(o, "git", k->git);
@@ -290,7 +291,7 @@ job_json_fragments_get(json_t *v, struct job_kernel *k, char **cause)
 static int
 job_json_kernel_get(json_t *o, struct job_kernel *k, char **cause)
 {
-	const char  *name, *kind, *image = NULL, *initrd = NULL;
+	const char  *name, *kind, *image = NULL, *initrd = NULL, *dtb = NULL;
 	const char  *modules = NULL, *cmdline = NULL, *git = NULL, *base = NULL;
 	const char  *series = NULL, *config = NULL, *arch = NULL;
 	const char  *cross = NULL;
@@ -298,13 +299,13 @@ job_json_kernel_get(json_t *o, struct job_kernel *k, char **cause)
 	json_error_t err;
 
 	if (json_unpack_ex(o, &err, JSON_STRICT,
-		"{s:s, s:s, s?s, s?s, s?s, s?s, "
+		"{s:s, s:s, s?s, s?s, s?s, s?s, s?s, "
 		"s?s, s?s, s?s, s?o, s?s, s?o, s?s, s?s}",
 		"name", &name, "kind", &kind, "image", &image, "initrd",
-		&initrd, "modules", &modules, "cmdline", &cmdline, "git", &git,
-		"base", &base, "series", &series, "patches", &patches, "config",
-		&config, "fragments", &fragments, "arch", &arch,
-		"cross_compile", &cross) != 0)
+		&initrd, "dtb", &dtb, "modules", &modules, "cmdline", &cmdline,
+		"git", &git, "base", &base, "series", &series, "patches",
+		&patches, "config", &config, "fragments", &fragments, "arch",
+		&arch, "cross_compile", &cross) != 0)
 		return job_json_fail(cause, "kernel", err.text);
 	if (job_json_kind(kind) == -1 || *name == '\0')
 		return job_json_fail(cause, "kernel", "bad name or kind");
@@ -312,6 +313,7 @@ job_json_kernel_get(json_t *o, struct job_kernel *k, char **cause)
 	k->kind = (enum job_kernel_kind)job_json_kind(kind);
 	k->image = job_json_dup(image);
 	k->initrd = job_json_dup(initrd);
+	k->dtb = job_json_dup(dtb);
 	k->modules = job_json_dup(modules);
 	k->cmdline = job_json_dup(cmdline);
 	k->git = job_json_dup(git);

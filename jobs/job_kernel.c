@@ -37,6 +37,7 @@ job_kernel_clear(struct job_kernel *k)
 	free(k->name);
 	free(k->image);
 	free(k->initrd);
+	free(k->dtb);
 	free(k->modules);
 	free(k->cmdline);
 	free(k->git);
@@ -69,6 +70,7 @@ job_kernel_copy(struct job_kernel *dst, const struct job_kernel *src)
 	dst->kind = src->kind;
 	dst->image = job_kernel_dup(src->image);
 	dst->initrd = job_kernel_dup(src->initrd);
+	dst->dtb = job_kernel_dup(src->dtb);
 	dst->modules = job_kernel_dup(src->modules);
 	dst->cmdline = job_kernel_dup(src->cmdline);
 	dst->git = job_kernel_dup(src->git);
@@ -186,6 +188,7 @@ static const struct conf_key job_kernel_keys[] = {
 	{ .name = "name", .parse = conf_parse_str, .off = KER(name) },
 	{ .name = "image", .parse = job_read_kpath, .off = KER(image) },
 	{ .name = "initrd", .parse = job_read_kpath, .off = KER(initrd) },
+	{ .name = "dtb", .parse = job_read_kpath, .off = KER(dtb) },
 	{ .name = "modules", .parse = job_read_kpath, .off = KER(modules) },
 	{ .name = "cmdline", .parse = conf_parse_str, .off = KER(cmdline) },
 	{ .name = "git", .parse = job_read_kpath, .off = KER(git) },

@@ -37,6 +37,7 @@ job_print_kernel(struct conf_emit *e, const struct job_kernel *k)
 	conf_emit_str(e, "name", k->name);
 	conf_emit_str(e, "image", k->image);
 	conf_emit_str(e, "initrd", k->initrd);
+	conf_emit_str(e, "dtb", k->dtb);
 	conf_emit_str(e, "modules", k->modules);
 	conf_emit_str(e, "git", k->git);
 	conf_emit_str(e, "base", k->base);

@@ -423,13 +423,12 @@ agent_usable(struct agent_conn *c, char **cause)
 	return -1;
 }
 
-/* Adds one fact; value NULL for an absent one. */
-static void
-agent_facts_add(struct agent_facts *f, const struct proto_field *key)
+void
+agent_facts_add(struct agent_facts *f, const char *key, const char *value)
 {
 	f->v = xreallocarray(f->v, f->n + 1, sizeof *f->v);
-	f->v[f->n].key = proto_field_str(key);
-	f->v[f->n].value = NULL;
+	f->v[f->n].key = xstrdup(key);
+	f->v[f->n].value = value != NULL ? xstrdup(value) : NULL;
 	f->n++;
 }
 
@@ -439,13 +438,16 @@ agent_facts_parse(struct agent_conn *c, const struct proto_msg *m,
     struct agent_facts *f, char **cause)
 {
 	const struct proto_field *fl;
+	char			 *key;
 	bool			  open = false;
 	uint16_t		  i;
 
 	for (i = 0; i < m->nfields; i++) {
 		fl = &m->fields[i];
 		if (fl->tag == PROTO_T_KEY) {
-			agent_facts_add(f, fl);
+			key = proto_field_str(fl);
+			agent_facts_add(f, key, NULL);
+			free(key);
 			open = true;
 			continue;
 		}

@@ -71,7 +71,9 @@ const char *agent_arch(const struct agent_conn *);
 int agent_facts(struct agent_conn *, struct agent_facts *, char **cause);
 /* The value of key, or NULL if absent or unknown. */
 const char *agent_facts_get(const struct agent_facts *, const char *key);
-void	    agent_facts_clear(struct agent_facts *);
+/* Adds a fact (value NULL: absent); copies both strings. */
+void agent_facts_add(struct agent_facts *, const char *key, const char *value);
+void agent_facts_clear(struct agent_facts *);
 
 /*
  * Starts a run and streams its results to cb until the agent reports the

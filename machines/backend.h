@@ -25,6 +25,7 @@ struct backend_kernel {
 	const char *modules; /* for an ssh host: lib/modules/<release> in a
 				directory or tarball, or NULL */
 	const char *release; /* uname -r, or NULL: from the image */
+	const char *dtb;     /* the device tree to boot with, or NULL */
 };
 
 struct backend;

@@ -81,11 +81,13 @@ boot_grub_entry(const struct kinstall *in, const char *probe,
 	entry = xasprintf("menuentry 'hilab %s (%s)' --id hilab-%s {\n"
 			  "\tinsmod part_%s\n\tinsmod %s\n"
 			  "\tsearch --no-floppy --fs-uuid --set=root %s\n"
-			  "\tlinux %s/vmlinuz%s\n%s%s%s}\n",
+			  "\tlinux %s/vmlinuz%s\n%s%s%s%s%s%s}\n",
 	    in->id, in->release, in->id, pmap, fs, uuid, rel, words,
 	    in->initrd != NULL ? "\tinitrd " : "",
 	    in->initrd != NULL ? rel : "",
-	    in->initrd != NULL ? "/initrd.img\n" : "");
+	    in->initrd != NULL ? "/initrd.img\n" : "",
+	    in->dtb != NULL ? "\tdevicetree " : "", in->dtb != NULL ? rel : "",
+	    in->dtb != NULL ? "/board.dtb\n" : "");
 	free(words);
 	return entry;
 }

@@ -20,18 +20,22 @@ boot_kexec_load(struct ssh_host *h, const struct machine *m,
 	    xasprintf("--command-line=BOOT_IMAGE=%s %s", in->image, cmdline);
 	char *initrd = in->initrd != NULL ? xasprintf("--initrd=%s", in->initrd)
 					  : xstrdup("");
+	char *dtb =
+	    in->dtb != NULL ? xasprintf("--dtb=%s", in->dtb) : xstrdup("");
 	char *qi = ssh_host_quote(in->image), *ql = ssh_host_quote(line);
-	char *qr = ssh_host_quote(initrd), *cmd;
+	char *qr = ssh_host_quote(initrd), *qt = ssh_host_quote(dtb), *cmd;
 	int   rc;
 
 	(void)m;
-	cmd = xasprintf("kexec -l %s %s %s", qi, in->initrd != NULL ? qr : "",
-	    ql);
+	cmd = xasprintf("kexec -l %s %s %s %s", qi,
+	    in->initrd != NULL ? qr : "", in->dtb != NULL ? qt : "", ql);
 	rc = ssh_host_run(h, "kexec -l", cmd, 0, NULL, cause);
 	free(cmd);
 	free(qr);
 	free(ql);
 	free(qi);
+	free(qt);
+	free(dtb);
 	free(initrd);
 	free(line);
 	return rc;

@@ -266,6 +266,7 @@ static const struct conf_key inv_topology_keys[] = {
 	INV_INT("cpus", TOPO(cpus), 1, INV_MAX_CPUS),
 	INV_INT("sockets", TOPO(sockets), 1, 1024),
 	INV_INT("dies", TOPO(dies), 1, 1024),
+	INV_INT("clusters", TOPO(clusters), 1, INV_MAX_CPUS),
 	INV_INT("cores", TOPO(cores), 1, INV_MAX_CPUS),
 	INV_INT("threads", TOPO(threads), 1, 64),
 	INV_INT("numa_nodes", TOPO(numa_nodes), 1, 4096),
@@ -446,6 +447,7 @@ inv_machine_new(struct conf_file *f)
 	m->file = xstrdup(f->path);
 	m->topo.cpus = m->topo.sockets = m->topo.dies = -1;
 	m->topo.cores = m->topo.threads = m->topo.numa_nodes = -1;
+	m->topo.clusters = -1;
 	return m;
 }
 

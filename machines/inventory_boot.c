@@ -6,7 +6,7 @@
  * free, read by the configuration engine (common/conf.h).
  *
  *	boot:
- *	  method: kexec                  # kexec | grub
+ *	  method: kexec                  # kexec | grub | extlinux
  *	  known_good: 6.1.0-57-cloud-amd64
  *	  console: {file: /var/log/conserver/epyc.log}
  */
@@ -22,6 +22,7 @@
 #include "machines/machine.h"
 
 #define BOOT_DIR	 "/boot/hilab"
+#define BOOT_EXTLINUX	 "/boot/extlinux/extlinux.conf"
 #define BOOT_KEEP	 4
 #define BOOT_TIMEOUT_MS	 300000
 #define BOOT_CONSOLE_DIR "/var/lib/hilab/console"
@@ -34,9 +35,9 @@
 #define CONS(f) offsetof(struct machine_console, f)
 
 /* The methods in the order of enum machine_boot_method, after NONE. */
-static const char *const boot_methods[] = { "kexec", "grub", NULL };
+static const char *const boot_methods[] = { "kexec", "grub", "extlinux", NULL };
 
-/* method: kexec | grub, into an enum machine_boot_method. */
+/* method: kexec | grub | extlinux, into an enum machine_boot_method. */
 static void
 boot_parse_method(struct conf_file *f, const struct conf_key *k, yaml_node_t *v,
     void *dst)
@@ -119,6 +120,9 @@ const struct conf_key inventory_boot_keys[] = {
 	    .parse = boot_parse_cmdline,
 	    .off = BOOT(cmdline) },
 	{ .name = "dir", .parse = inv_parse_abspath, .off = BOOT(dir) },
+	{ .name = "extlinux",
+	    .parse = inv_parse_abspath,
+	    .off = BOOT(extlinux) },
 	{ .name = "keep",
 	    .parse = conf_parse_int,
 	    .off = BOOT(keep),
@@ -151,12 +155,37 @@ boot_console_check(struct conf_file *f, yaml_node_t *bmap)
 		    "missing \"file\" or \"command\" in \"console\"");
 }
 
+/*
+ * extlinux picks its entry at U-Boot's prompt: it needs a console that
+ * takes input (a command); "extlinux" belongs to that method alone.
+ */
+static void
+boot_extlinux_check(struct conf_file *f, yaml_node_t *bmap,
+    const struct machine_boot *b)
+{
+	if (b->method != MACHINE_BOOT_EXTLINUX) {
+		if (conf_map_value(f, bmap, "extlinux") != NULL)
+			conf_error_key(f, bmap, "extlinux",
+			    "\"extlinux\" is only allowed with method "
+			    "extlinux");
+		return;
+	}
+	if (b->console.command == NULL)
+		conf_error_key(f, bmap, "method",
+		    "method extlinux answers U-Boot's prompt on the serial "
+		    "console: it needs \"console: {command: [...]}\" (a "
+		    "console that takes input, such as socat or ipmitool sol "
+		    "activate)");
+}
+
 /* Fills in the section's defaults. */
 static void
 boot_defaults(struct machine_boot *b)
 {
 	if (b->dir == NULL)
 		b->dir = xstrdup(BOOT_DIR);
+	if (b->method == MACHINE_BOOT_EXTLINUX && b->extlinux == NULL)
+		b->extlinux = xstrdup(BOOT_EXTLINUX);
 	if (b->keep == 0)
 		b->keep = BOOT_KEEP;
 	if (b->timeout_ms == 0)
@@ -182,6 +211,7 @@ inventory_boot_check(struct conf_file *f, yaml_node_t *map, struct machine *m)
 		return;
 	}
 	boot_console_check(f, bmap);
+	boot_extlinux_check(f, bmap, &m->boot);
 	if (m->boot.method != MACHINE_BOOT_NONE)
 		boot_defaults(&m->boot);
 }
@@ -213,6 +243,7 @@ inventory_boot_print(struct conf_emit *e, const struct machine_boot *b)
 	conf_emit_str(e, "known_good", b->known_good);
 	conf_emit_str(e, "cmdline", b->cmdline);
 	conf_emit_str(e, "dir", b->dir);
+	conf_emit_str(e, "extlinux", b->extlinux);
 	conf_emit_int(e, "keep", b->keep);
 	conf_emit_duration(e, "timeout", b->timeout_ms);
 	boot_print_console(e, &b->console);
@@ -226,6 +257,7 @@ inventory_boot_free(struct machine_boot *b)
 	free(b->known_good);
 	free(b->cmdline);
 	free(b->dir);
+	free(b->extlinux);
 	free(b->console.file);
 	conf_strv_free(b->console.command);
 	free(b->console.dir);

@@ -65,6 +65,11 @@ inv_topology_check(struct conf_file *f, yaml_node_t *tmap,
 		    product, INV_MAX_CPUS);
 	else if (product > 0 && t->cpus == -1)
 		t->cpus = (int)product;
+	if (t->clusters > 0 && t->cores > 0 && t->cores % t->clusters != 0)
+		conf_error_key(f, tmap, "clusters",
+		    "\"cores\" (per socket) is %d, not a multiple of "
+		    "\"clusters\" %d",
+		    t->cores, t->clusters);
 }
 
 /* Checks one numa cell's cpus against vcpus; false if one is beyond. */
@@ -159,17 +164,15 @@ inv_vcpus_check(struct conf_file *f, yaml_node_t *lmap, struct machine *m)
 }
 
 /*
- * Why the emulator of lv cannot be run on this machine, or NULL when it
+ * Why emulator emu cannot be run here for a domain at uri, or NULL when it
  * can or when libvirt runs it elsewhere (a uri other than qemu:///...).
  */
 static const char *
-inv_emulator_problem(const struct machine_libvirt *lv)
+inv_emulator_problem(const char *uri, const char *emu)
 {
-	const char *emu =
-	    lv->emulator != NULL ? lv->emulator : MACHINE_QEMU_SINGLE;
 	struct stat st;
 
-	if (lv->uri != NULL && strncmp(lv->uri, "qemu:///", 8) != 0)
+	if (uri != NULL && strncmp(uri, "qemu:///", 8) != 0)
 		return NULL;
 	if (stat(emu, &st) == -1)
 		return strerror(errno);
@@ -183,9 +186,9 @@ inv_emulator_problem(const struct machine_libvirt *lv)
 /*
  * Checks that the emulator the file names can be run here (libvirt runs
  * it on this machine for a qemu:/// uri).  The wrapper hilab ships, the
- * default, is checked where a VM boots and by "hilab machines check"
- * (scripts/lab.sh installs it): a file naming it stays valid where it is
- * only read.
+ * x86_64 default, is checked where a VM boots and by "hilab machines
+ * check" (scripts/lab.sh installs it): a file naming it stays valid where
+ * it is only read.
  */
 static void
 inv_emulator_check(struct conf_file *f, yaml_node_t *lmap,
@@ -196,29 +199,50 @@ inv_emulator_check(struct conf_file *f, yaml_node_t *lmap,
 	if (lv->emulator == NULL ||
 	    strcmp(lv->emulator, MACHINE_QEMU_SINGLE) == 0)
 		return;
-	if ((why = inv_emulator_problem(lv)) != NULL)
+	if ((why = inv_emulator_problem(lv->uri, lv->emulator)) != NULL)
 		conf_error_key(f, lmap, "emulator",
 		    "\"emulator\" %s cannot be run: %s", lv->emulator, why);
+}
+
+/* The emulator of a VM: its file's, or its arch's default. */
+const char *
+machine_emulator(const struct machine *m)
+{
+	if (m->libvirt.emulator != NULL)
+		return m->libvirt.emulator;
+	if (m->arch != NULL && strcmp(m->arch, "aarch64") == 0)
+		return MACHINE_QEMU_AARCH64;
+	return MACHINE_QEMU_SINGLE;
+}
+
+/* What installs emulator emu here, for the message that it cannot run. */
+static const char *
+inv_emulator_hint(const char *emu)
+{
+	if (strcmp(emu, MACHINE_QEMU_SINGLE) == 0)
+		return " (scripts/lab.sh installs it; \"emulator: "
+		       "/usr/bin/qemu-system-x86_64\" in \"libvirt\" keeps "
+		       "qemu's own threading)";
+	if (strcmp(emu, MACHINE_QEMU_AARCH64) == 0)
+		return " (the package qemu-system-arm installs it)";
+	return "";
 }
 
 /* Why a VM's emulator cannot be run here, naming its file; or NULL. */
 char *
 inventory_emulator_check(const struct machine *m)
 {
-	const char *why;
+	const char *emu, *why;
 
-	if (m->kind != MACHINE_LIBVIRT ||
-	    (why = inv_emulator_problem(&m->libvirt)) == NULL)
+	if (m->kind != MACHINE_LIBVIRT)
 		return NULL;
-	return xasprintf(
-	    "%s:%d: machine \"%s\": emulator %s cannot be run: "
-	    "%s (scripts/lab.sh installs %s; \"emulator: "
-	    "/usr/bin/qemu-system-x86_64\" in \"libvirt\" keeps qemu's own "
-	    "threading)",
-	    m->file != NULL ? m->file : "?", m->line, m->name,
-	    m->libvirt.emulator != NULL ? m->libvirt.emulator
-					: MACHINE_QEMU_SINGLE,
-	    why, MACHINE_QEMU_SINGLE);
+	emu = machine_emulator(m);
+	if ((why = inv_emulator_problem(m->libvirt.uri, emu)) == NULL)
+		return NULL;
+	return xasprintf("%s:%d: machine \"%s\": emulator %s cannot be run: "
+			 "%s%s",
+	    m->file != NULL ? m->file : "?", m->line, m->name, emu, why,
+	    inv_emulator_hint(emu));
 }
 
 /* Reconciles the libvirt section with the topology and checks the cells. */
@@ -294,20 +318,23 @@ inv_power_defaults(struct machine_power *pw)
 		pw->ipmi.cipher = 3;
 }
 
-/* Fills in the libvirt section's defaults. */
+/* Fills in the libvirt section's defaults, by the machine's arch. */
 static void
-inv_libvirt_defaults(struct machine_libvirt *lv)
+inv_libvirt_defaults(struct machine *m)
 {
+	struct machine_libvirt *lv = &m->libvirt;
+	bool			arm = strcmp(m->arch, "aarch64") == 0;
+
 	if (lv->uri == NULL)
 		lv->uri = xstrdup("qemu:///system");
 	if (lv->cpu_model == NULL)
-		lv->cpu_model = xstrdup("Nehalem");
+		lv->cpu_model = xstrdup(arm ? "cortex-a57" : "Nehalem");
 	if (lv->cmdline == NULL)
 		lv->cmdline = xstrdup("");
 	if (lv->boot_timeout_ms == 0)
 		lv->boot_timeout_ms = 180000;
 	if (lv->emulator == NULL)
-		lv->emulator = xstrdup(MACHINE_QEMU_SINGLE);
+		lv->emulator = xstrdup(machine_emulator(m));
 	if (lv->boot_tries == 0)
 		lv->boot_tries = 3;
 }
@@ -331,7 +358,7 @@ inv_defaults(struct machine *m)
 	if (m->power.kind != MACHINE_POWER_NONE)
 		inv_power_defaults(&m->power);
 	if (m->kind == MACHINE_LIBVIRT)
-		inv_libvirt_defaults(&m->libvirt);
+		inv_libvirt_defaults(m);
 }
 
 /* Cross-key checks of a parsed machine, then its defaults. */

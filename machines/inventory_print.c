@@ -23,14 +23,15 @@ static void
 inv_print_topology(struct conf_emit *e, const struct machine_topology *t)
 {
 	if (t->cpus == -1 && t->sockets == -1 && t->dies == -1 &&
-	    t->cores == -1 && t->threads == -1 && t->numa_nodes == -1 &&
-	    t->llc_groups == NULL)
+	    t->clusters == -1 && t->cores == -1 && t->threads == -1 &&
+	    t->numa_nodes == -1 && t->llc_groups == NULL)
 		return;
 	conf_emit_key(e, "topology");
 	conf_emit_map(e, false);
 	inv_print_int(e, "cpus", t->cpus);
 	inv_print_int(e, "sockets", t->sockets);
 	inv_print_int(e, "dies", t->dies);
+	inv_print_int(e, "clusters", t->clusters);
 	inv_print_int(e, "cores", t->cores);
 	inv_print_int(e, "threads", t->threads);
 	inv_print_int(e, "numa_nodes", t->numa_nodes);

@@ -105,6 +105,9 @@ kinstall_id(const struct kinstall_kernel *k, const char *rel, char *id,
 	sha256_add(h, "initrd", 7);
 	if (k->initrd != NULL && sha256_add_file(h, k->initrd, cause) != 0)
 		goto out;
+	if (k->dtb != NULL &&
+	    (sha256_add(h, "dtb", 4), sha256_add_file(h, k->dtb, cause) != 0))
+		goto out;
 	sha256_add(h, "modules", 8);
 	if (k->modules != NULL &&
 	    kinstall_hash_modules(h, k->modules, rel, cause) != 0)
@@ -443,6 +446,8 @@ kinstall_send(struct ssh_host *h, const struct machine *m,
 	if (ssh_host_upload(h, k->image, in->image, 0644, cause) != 0 ||
 	    (k->initrd != NULL &&
 		ssh_host_upload(h, k->initrd, initrd, 0644, cause) != 0) ||
+	    (k->dtb != NULL &&
+		ssh_host_upload(h, k->dtb, in->dtb, 0644, cause) != 0) ||
 	    (k->modules != NULL &&
 		kinstall_modules(h, m, k, in, have, cause) != 0) ||
 	    kinstall_send_config(h, k, in, cause) != 0 ||
@@ -482,6 +487,8 @@ kinstall_put(struct ssh_host *h, const struct machine *m,
 		goto out;
 	out->dir = xasprintf("%s/%s", kinstall_boot_dir(m), out->id);
 	out->image = xasprintf("%s/vmlinuz", out->dir);
+	if (k->dtb != NULL)
+		out->dtb = xasprintf("%s/board.dtb", out->dir);
 	if (kinstall_probe(h, out, &have, cause) != 0 ||
 	    (!have.complete &&
 		kinstall_send(h, m, k, out, &have, cause) != 0) ||
@@ -505,6 +512,7 @@ kinstall_clear(struct kinstall *in)
 	free(in->dir);
 	free(in->image);
 	free(in->initrd);
+	free(in->dtb);
 	memset(in, 0, sizeof *in);
 }
 

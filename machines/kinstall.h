@@ -1,7 +1,8 @@
 /*
  * Kernels installed on an ssh host, each in a directory of the machine's
  * boot dir named by a content hash of what it is made of (image, initrd,
- * modules, release): <dir>/<id>/vmlinuz, initrd.img, release, name and
+ * modules, device tree, release): <dir>/<id>/vmlinuz, initrd.img,
+ * board.dtb, release, name and
  * .complete (its time: when it was last asked for).  What is there already
  * is not sent again.  Modules go to /lib/modules/<release> with a .hilab
  * stamp, unless the host has that directory of its own: nothing the host
@@ -27,6 +28,7 @@ struct kinstall_kernel {
 	const char *modules; /* a directory holding lib/modules/<release>,
 				or a tarball of it, or NULL */
 	const char *release; /* or NULL: from the image's boot header */
+	const char *dtb;     /* a device tree blob, or NULL */
 };
 
 /* Where it is on the host. */
@@ -36,6 +38,7 @@ struct kinstall {
 	char  *dir;    /* <boot dir>/<id> */
 	char  *image;  /* <dir>/vmlinuz */
 	char  *initrd; /* <dir>/initrd.img, or NULL: it boots without */
+	char  *dtb;    /* <dir>/board.dtb, or NULL: the board's own */
 	bool   fresh;  /* not there before: sent now */
 	double seconds;
 };

@@ -47,6 +47,7 @@ struct lv_kernel {
 	char *image;
 	char *initrd;
 	char *cmdline;
+	char *dtb;
 };
 
 struct lv_backend {
@@ -390,6 +391,7 @@ lv_kernel_clear(struct lv_kernel *k)
 	free(k->image);
 	free(k->initrd);
 	free(k->cmdline);
+	free(k->dtb);
 	memset(k, 0, sizeof(*k));
 }
 
@@ -403,6 +405,7 @@ lv_kernel_keep(struct lv_kernel *dst, const struct backend_kernel *k)
 	c.image = xstrdup(k->image);
 	c.initrd = k->initrd != NULL ? xstrdup(k->initrd) : NULL;
 	c.cmdline = k->cmdline != NULL ? xstrdup(k->cmdline) : NULL;
+	c.dtb = k->dtb != NULL ? xstrdup(k->dtb) : NULL;
 	lv_kernel_clear(dst);
 	*dst = c;
 }
@@ -508,7 +511,7 @@ static int
 lv_boot(struct backend *b, const struct backend_kernel *k, char **cause)
 {
 	struct lv_backend    *lv = b->priv;
-	struct backend_kernel use;
+	struct backend_kernel use = { 0 };
 
 	if (k != NULL && k->image != NULL)
 		use = *k;
@@ -519,6 +522,7 @@ lv_boot(struct backend *b, const struct backend_kernel *k, char **cause)
 		use.image = lv->last.image;
 		use.initrd = lv->last.initrd;
 		use.cmdline = lv->last.cmdline;
+		use.dtb = lv->last.dtb;
 	} else if (lv->def_kernel != NULL) {
 		use.name = "default";
 		use.image = lv->def_kernel;

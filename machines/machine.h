@@ -19,8 +19,9 @@ struct machine_topology {
 	int   cpus; /* logical CPUs online */
 	int   sockets;
 	int   dies;
-	int   cores;   /* per socket */
-	int   threads; /* per core */
+	int   clusters; /* per socket (arm64 clusters of cores) */
+	int   cores;	/* per socket */
+	int   threads;	/* per core */
 	int   numa_nodes;
 	char *llc_groups; /* cpu lists split by ';': "0-3;4-7;8-9,12" */
 };
@@ -61,18 +62,21 @@ struct machine_libvirt {
 					     bring none, or NULL */
 	int   boot_timeout_ms;		  /* default 180000 */
 	char *emulator;			  /* the qemu binary libvirt runs;
-					     default MACHINE_QEMU_SINGLE */
+					     default machine_emulator() */
 	int boot_tries;			  /* boots a hang or an emulator
 					     failure gets; default 3 */
 };
 
 /*
- * qemu with one TCG thread for every vCPU (scripts/qemu-tcg-single, which
- * scripts/lab.sh installs here): qemu's default of one thread per vCPU can
- * hang a many-vCPU guest at boot on a loaded host.  A machine file that
- * names /usr/bin/qemu-system-x86_64 as its emulator gets qemu's default.
+ * The emulator of an x86_64 VM whose file names none: qemu with one TCG
+ * thread for every vCPU (scripts/qemu-tcg-single, which scripts/lab.sh
+ * installs here): qemu's default of one thread per vCPU can hang a
+ * many-vCPU guest at boot on a loaded host.  A machine file that names
+ * /usr/bin/qemu-system-x86_64 as its emulator gets qemu's default.
  */
-#define MACHINE_QEMU_SINGLE "/usr/local/libexec/hilab/qemu-tcg-single"
+#define MACHINE_QEMU_SINGLE  "/usr/local/libexec/hilab/qemu-tcg-single"
+/* The emulator of an aarch64 VM whose file names none: qemu's own. */
+#define MACHINE_QEMU_AARCH64 "/usr/bin/qemu-system-aarch64"
 
 /* How hilab switches a machine's power; zeroed when the file has none. */
 enum machine_power_kind {
@@ -112,6 +116,7 @@ enum machine_boot_method {
 	MACHINE_BOOT_NONE = 0, /* only the kernel it runs */
 	MACHINE_BOOT_KEXEC,    /* kexec -l, then kexec -e */
 	MACHINE_BOOT_GRUB,     /* a grub entry for one boot: grub-reboot */
+	MACHINE_BOOT_EXTLINUX, /* an extlinux entry U-Boot boots once */
 };
 
 /*
@@ -131,8 +136,10 @@ struct machine_boot {
 	char *cmdline;	  /* for the kernels hilab boots, or NULL: the
 			     known-good kernel's own */
 	char *dir;	  /* where kernels are installed; "/boot/hilab" */
-	int   keep;	  /* hilab kernels kept there; default 4 */
-	int   timeout_ms; /* a switch until ssh answers; default 300000 */
+	char *extlinux;	  /* extlinux.conf U-Boot reads (method extlinux);
+			     "/boot/extlinux/extlinux.conf" */
+	int keep;	  /* hilab kernels kept there; default 4 */
+	int timeout_ms;	  /* a switch until ssh answers; default 300000 */
 	struct machine_console console; /* zeroed when none */
 };
 
@@ -162,6 +169,11 @@ struct machine {
  * becomes part of paths there (/lib/modules/<release>).
  */
 bool machine_release_ok(const char *s);
+/*
+ * The emulator a VM's domain runs: the one its file names, or its arch's
+ * default (MACHINE_QEMU_SINGLE, MACHINE_QEMU_AARCH64).
+ */
+const char *machine_emulator(const struct machine *);
 
 struct inventory {
 	struct machine **machines;

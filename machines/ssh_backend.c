@@ -2,7 +2,8 @@
  * The ssh backend: hosts reached over ssh.  One without a boot section runs
  * only its own kernel.  One with a boot section gets each kernel installed
  * (kinstall.c), made the next boot by its method (boot_kexec.c,
- * boot_grub.c) and started by a detached command; the backend then waits
+ * boot_grub.c, boot_extlinux.c) and started by a detached command, the
+ * console told what to boot if the method must; the backend then waits
  * for the connection to come back with a new boot id, watching the console
  * for a panic, and checks that BOOT_IMAGE= names the install: a host that
  * fell back to its default entry is not taken for the kernel asked for.
@@ -298,6 +299,8 @@ sb_method(const struct machine *m)
 	switch (m->boot.method) {
 	case MACHINE_BOOT_GRUB:
 		return &boot_grub;
+	case MACHINE_BOOT_EXTLINUX:
+		return &boot_extlinux;
 	default:
 		return &boot_kexec;
 	}
@@ -325,26 +328,33 @@ sb_console_start(struct backend *b)
 }
 
 /*
- * Runs the go command detached on the connected host and waits for its
+ * Runs the go command detached on the connected host, tells the console
+ * what the method picks for install in (NULL: nothing) and waits for its
  * new boot; *st is then what the host runs.  h is closed either way.
  */
 static struct ssh_host *
 sb_switch(struct backend *b, struct ssh_host *h, const char *go,
-    const char *what, const struct sb_state *before, struct sb_state *st,
-    char **cause)
+    const struct kinstall *in, const char *what, const struct sb_state *before,
+    struct sb_state *st, char **cause)
 {
-	struct sb_backend *sb = b->priv;
-	int64_t		   t0;
-	struct ssh_host	  *back = NULL;
-	int		   rc;
+	const struct boot_method *bm = sb_method(b->machine);
+	struct sb_backend	 *sb = b->priv;
+	int64_t			  t0;
+	struct ssh_host		 *back = NULL;
+	int			  rc;
 
 	sb_console_start(b);
 	t0 = clock_now_ms();
 	rc = sb_detach(h, go, cause);
 	ssh_host_close(h);
+	if (rc == 0 && in != NULL && bm->pick != NULL)
+		rc = bm->pick(sb->console, b->machine, in, cause);
 	if (rc == 0)
 		back = sb_wait(b, what, before->boot_id, t0, st, cause);
-	/* Refused before the switch is the lab's failure, not the kernel's. */
+	/*
+	 * Refused before the switch, or a boot loader that never asked what
+	 * to boot, is the lab's failure, not the kernel's.
+	 */
 	b->kernel_failed = rc == 0 && back == NULL;
 	console_stop(sb->console);
 	sb->console = NULL;
@@ -373,7 +383,7 @@ sb_known_good_boot(struct backend *b, char **cause)
 	}
 	log_info(m->name, "rebooting into the known-good kernel %s",
 	    m->boot.known_good);
-	if ((h = sb_switch(b, h, BOOT_REBOOT,
+	if ((h = sb_switch(b, h, BOOT_REBOOT, NULL,
 		 "rebooting into the known-good kernel", &st, &now, cause)) ==
 	    NULL)
 		goto out;
@@ -404,7 +414,7 @@ sb_prepare(struct backend *b, struct ssh_host *h, const struct sb_state *st,
 {
 	const struct machine  *m = b->machine;
 	struct kinstall_kernel kk = { k->name, k->image, k->initrd, k->modules,
-		k->release };
+		k->release, k->dtb };
 	char		      *base, *line;
 	int		       rc;
 
@@ -493,7 +503,7 @@ sb_boot_kernel(struct backend *b, const struct backend_kernel *k, char **cause)
 		goto out;
 	}
 	what = xasprintf("kernel \"%s\" (%s)", sb_kname(k), sb_method(m)->name);
-	h = sb_switch(b, h, sb_method(m)->go, what, &st, &now, cause);
+	h = sb_switch(b, h, sb_method(m)->go, &in, what, &st, &now, cause);
 	free(what);
 	if (h == NULL)
 		goto out;

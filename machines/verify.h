@@ -6,6 +6,8 @@
 #ifndef HILAB_VERIFY_H
 #define HILAB_VERIFY_H
 
+#include <stdbool.h>
+
 struct agent_facts;
 
 /* What the booted kernel must show; NULL fields are not checked. */
@@ -17,10 +19,16 @@ struct verify_expect {
 };
 
 /*
+ * The arch a kernel image boots on, from its header: "x86_64" for a
+ * bzImage, "aarch64" for an arm64 Image; NULL for another format (a
+ * compressed Image) or a file that cannot be read.
+ */
+const char *verify_image_arch(const char *image);
+/*
  * Reads the release (uname -r) and version (uname -v) a kernel image will
- * report, from the x86 boot header's version string.  Returns 0, or -1
- * with *cause for an image without one (arm64 Image: check the build id
- * instead).  The caller frees both strings.
+ * report: from the x86 boot header's version string, or from the banner
+ * in an uncompressed arm64 Image.  Returns 0, or -1 with *cause for an
+ * image without either.  The caller frees both strings.
  */
 int verify_image_version(const char *image, char **release, char **version,
     char **cause);
@@ -31,5 +39,11 @@ int verify_image_version(const char *image, char **release, char **version,
  */
 int verify_facts(const struct agent_facts *, const struct verify_expect *,
     char **cause);
+
+/*
+ * True if two lists of CPU groups ("0-3;4-7", as the machine file and the
+ * agent write LLC groups) hold the same groups, in any order.
+ */
+bool verify_cpugroups_same(const char *a, const char *b);
 
 #endif

@@ -104,15 +104,47 @@ report_count(json_t *f, const char *key, const char *what)
 	return xasprintf("%s %s%s", v, what, strcmp(v, "1") ? "s" : "");
 }
 
-/* Prints one machine: model, topology, NUMA, LLC groups, memory. */
+/*
+ * Prints a machine's LLC groups, those its machine file declared when the
+ * kernel showed others, and an arm64 machine's clusters of cores (x86
+ * kernels make one of every core's threads: nothing to read there).
+ */
 static void
-report_machine(FILE *fp, const char *name, json_t *f)
+report_groups(FILE *fp, json_t *f)
 {
 	const char *llc =
 	    json_string_value(json_object_get(f, "topo.llc_groups"));
+	const char *arch;
+	char	   *s, *a;
+	size_t	    groups = 1;
+
+	for (s = (char *)llc; s != NULL && *s != '\0'; s++)
+		groups += *s == ';';
+	s = llc ? xasprintf("%zu (%s)", groups, llc) : xstrdup("unknown");
+	report_field(fp, 4, "LLC groups", s);
+	free(s);
+	if ((a = report_fact(f, "topo.llc_groups_expected")) != NULL) {
+		s = xasprintf("%s, not as seen", a);
+		report_field(fp, 4, "machine file says", s);
+		free(s);
+		free(a);
+	}
+	arch = json_string_value(json_object_get(f, "arch"));
+	a = arch != NULL && strcmp(arch, "aarch64") == 0
+	    ? report_fact(f, "topo.cluster_groups")
+	    : NULL;
+	if (a != NULL) {
+		report_field(fp, 4, "clusters", a);
+		free(a);
+	}
+}
+
+/* Prints one machine: model, topology, NUMA, cache groups, memory. */
+static void
+report_machine(FILE *fp, const char *name, json_t *f)
+{
 	const char *mem = json_string_value(json_object_get(f, "mem.total_kb"));
 	char	   *s, *a, *b, *c, *d;
-	size_t	    groups = 1;
 
 	s = report_fact(f, "cpu.model");
 	a = report_fact(f, "arch");
@@ -132,11 +164,7 @@ report_machine(FILE *fp, const char *name, json_t *f)
 	s = xasprintf("%s (%s)", a, d ? d : "?");
 	report_field(fp, 4, "NUMA", s);
 	free(a), free(d), free(s);
-	for (a = (char *)llc; a != NULL && *a != '\0'; a++)
-		groups += *a == ';';
-	s = llc ? xasprintf("%zu (%s)", groups, llc) : xstrdup("unknown");
-	report_field(fp, 4, "LLC groups", s);
-	free(s);
+	report_groups(fp, f);
 	s = mem ? xasprintf("%.1f GiB", strtod(mem, NULL) / 1048576)
 		: xstrdup("unknown");
 	report_field(fp, 4, "memory", s);

@@ -7,6 +7,7 @@
 #	scripts/lab-server.sh image	# build the grub server's disk (once)
 #	scripts/lab-server.sh up NAME KIND ADDR [SOCKETS CORES THREADS [MEM]]
 #	scripts/lab-server.sh down NAME
+#	scripts/lab-server.sh dtb NAME GROUPS OUT	# a uboot board's .dtb
 #
 # KIND "kexec": the lab's host image (an initramfs) booted with the lab's
 # first kernel, its known-good kernel; it switches kernels with kexec.
@@ -15,6 +16,15 @@
 # kernel, grub-reboot picks another for one boot.  The disk is built into
 # $HILAB_SERVER_CACHE (default /var/cache/hilab/servers) and rebuilt only
 # when this script's image steps change; each up boots a fresh overlay.
+# KIND "uboot": an arm64 board (scripts/lab.sh arm64 first): U-Boot (Debian's
+# qemu_arm64 build) whose distro boot reads extlinux/extlinux.conf from a
+# virtio disk: its DEFAULT entry is the known-good arm64 kernel with the
+# lab's arm64 host image, which mounts that disk at /boot.  Its console is
+# a socket (a log file beside it) that the machine file reads with socat,
+# so U-Boot's prompt can be answered.  SERVER_LLC_GROUPS ("0-3;4-7;8-9")
+# gives the board L2 caches shared by those groups of CPUs: a board .dtb
+# (srv_uboot_dtb) that DEFAULT boots with (FDT /board.dtb), as a board's
+# vendor tree, and the machine file declares them as llc_groups.
 # SOCKETS x CORES x THREADS (default 1 x 2 x 1) is the server's CPU
 # topology, one NUMA node per socket; MEM its MiB (default 1024).
 # ADDR is a loopback address: qemu forwards its port 22 to the server's
@@ -22,8 +32,8 @@
 # $HILAB_SERVER_DIR, default /var/lib/hilab/servers), starts the BMC,
 # powers the server on and prints its variables (SERVER_DIR, SERVER_FILE,
 # SERVER_BMC_PORT, SERVER_CONSOLE, SERVER_KNOWN_GOOD); it does not wait
-# for ssh.  SERVER_CMDLINE adds words to a kexec server's command line
-# (hilab.nosftp: its sshd without the SFTP subsystem), SERVER_BOOT_TIMEOUT
+# for ssh.  SERVER_CMDLINE adds words to a kexec or uboot server's command
+# line (hilab.nosftp: its sshd without the SFTP subsystem), SERVER_BOOT_TIMEOUT
 # sets how long a switch may take (boot.timeout, default 300s).  down
 # stops the server's qemu and its BMC.  Run as root, after scripts/lab.sh
 # up (keys, kernels, host image).
@@ -33,6 +43,7 @@ LAB_DIR=${HILAB_LAB_DIR:-/var/lib/hilab/lab}
 CACHE=${HILAB_SERVER_CACHE:-/var/cache/hilab/servers}
 DIR=${HILAB_SERVER_DIR:-/var/lib/hilab/servers}
 DISK=$CACHE/grub-debian12.img
+UBOOT=/usr/lib/u-boot/qemu_arm64/u-boot.bin
 SELF=$(readlink -f "$0")
 . "$(dirname "$SELF")/bmc.sh"
 # qemu's EPYC model shows no SMT under TCG (no topoext): Nehalem does, named
@@ -193,6 +204,42 @@ srv_root()
 	echo "$PACKAGES" >"$tar.stamp"
 }
 
+# Makes the board's boot disk $1 (a file, no loop device): one bootable
+# ext4 partition holding extlinux/extlinux.conf, the known-good kernel and
+# the lab's arm64 host image as its initrd, with room for hilab's kernels.
+srv_uboot_disk()
+{
+	local img=$1 tmp fdt=""
+
+	tmp=$(mktemp -d "$(dirname "$img")/.boot.XXXXXX")
+	mkdir -p "$tmp/root/extlinux"
+	install -m 644 "$LAB_DIR/kernels-arm64/vmlinuz-$KNOWN_GOOD" \
+	    "$tmp/root/vmlinuz-$KNOWN_GOOD"
+	install -m 644 "$LAB_DIR/image-arm64.cpio.gz" "$tmp/root/initrd.img"
+	if [ -n "${SERVER_LLC_GROUPS:-}" ]; then
+		srv_uboot_dtb "$(dirname "$img")" "$SERVER_LLC_GROUPS" \
+		    "$tmp/root/board.dtb"
+		fdt="  FDT /board.dtb"
+	fi
+	cat >"$tmp/root/extlinux/extlinux.conf" <<EOF
+# The board's known-good kernel (scripts/lab-server.sh); hilab adds its
+# own entries below and never changes DEFAULT.
+DEFAULT known-good
+LABEL known-good
+  KERNEL /vmlinuz-$KNOWN_GOOD
+  INITRD /initrd.img
+  APPEND console=ttyAMA0 panic=1 hilab.bootfs=/dev/vda1${SERVER_CMDLINE:+ $SERVER_CMDLINE}
+$fdt
+EOF
+	truncate -s 255M "$tmp/part.img"
+	mkfs.ext4 -q -L hilab-boot -d "$tmp/root" "$tmp/part.img"
+	truncate -s 256M "$img"
+	echo 'start=2048, type=83, bootable' | sfdisk -q -X dos "$img"
+	dd if="$tmp/part.img" of="$img" bs=1M seek=1 conv=notrunc,sparse \
+	    status=none
+	rm -rf "$tmp"
+}
+
 # Builds the grub server's disk unless the cached one is up to date; one
 # build at a time (a lock in the cache), the others wait for it.
 srv_image()
@@ -253,6 +300,10 @@ srv_power_script()
 	local d=$1 kind=$2 addr=$3 topo=$4 mem=$5 port boot
 
 	port=$(cat "$d/bmc/port")
+	if [ "$kind" = uboot ]; then
+		srv_uboot_power_script "$d" "$addr" "$topo" "$mem"
+		return
+	fi
 	if [ "$kind" = kexec ]; then
 		boot="-kernel $LAB_DIR/kernels/vmlinuz-$KNOWN_GOOD"
 		boot="$boot -initrd $LAB_DIR/image.cpio.gz"
@@ -280,22 +331,125 @@ EOF
 	chmod 755 "$d/power-on.sh"
 }
 
+# Writes the board's firmware environment $1 (qemu's second flash bank):
+# U-Boot's default environment, read from u-boot.bin, and where an
+# extlinux entry's FDT is loaded, which Debian's qemu_arm64 build leaves
+# unset: above the kernel (0x40400000) and initrd (0x44000000) addresses.
+srv_uboot_env()
+{
+	local env=$1
+
+	{
+		tr '\0' '\n' <"$UBOOT" |
+		    sed -n '/^bootcmd=run distro_bootcmd$/,/^$/{/^$/d;p}'
+		echo "fdt_addr_r=0x48000000"
+	} >"$env.txt"
+	grep -q '^boot_targets=' "$env.txt" ||
+	    srv_die "no default environment found in $UBOOT"
+	mkenvimage -s 0x40000 -o "$env" "$env.txt" ||
+	    srv_die "mkenvimage failed (u-boot-tools)"
+	truncate -s 64M "$env"
+}
+
+# Writes DTB $3: the device tree of board dir $1 (qemu's, dumped with the
+# board's machine, CPUs and memory) with L2 caches shared by the groups of
+# $2 ("0-8;9-17"), as a board's own .dtb describes them; a job boots a
+# kernel with it through "dtb:".  Needs dtc (device-tree-compiler).
+srv_uboot_dtb()
+{
+	local d=$1 groups=$2 out=$3 tmp
+
+	[ -r "$d/machine-args" ] || srv_die "$d is no uboot board (up first)"
+	command -v dtc >/dev/null || srv_die "no dtc (device-tree-compiler)"
+	tmp=$(mktemp -d)
+	# With the board's firmware too: qemu's virt leaves the GPIO keys out
+	# of a machine whose firmware is loaded, and a tree that names them
+	# hangs the kernel probing a pl061 that is not there.
+	# shellcheck disable=SC2046
+	qemu-system-aarch64 $(sed "s/^-machine virt,/-machine virt,dumpdtb=${tmp//\//\\/}\/qemu.dtb,/" "$d/machine-args") \
+	    -bios "$UBOOT" -display none >/dev/null 2>&1 ||
+	    { rm -rf "$tmp"; srv_die "qemu could not dump the board's device tree"; }
+	dtc -q -I dtb -O dts -o "$tmp/qemu.dts" "$tmp/qemu.dtb"
+	awk -v groups="$groups" '
+	BEGIN {
+		n = split(groups, g, ";")
+		for (i = 1; i <= n; i++) {
+			split(g[i], r, "-")
+			for (c = r[1]; c <= (r[2] == "" ? r[1] : r[2]); c++)
+				of[c] = i - 1
+		}
+	}
+	# The caches beside /cpus: a node lists its properties first.
+	$1 == "cpus" && $2 == "{" {
+		for (i = 0; i < n; i++)
+			printf "\tl2_%d: l2-cache%d {\n\t\tcompatible = \"cache\";\n\t\tcache-level = <2>;\n\t\tcache-unified;\n\t};\n", i, i
+		print
+		next
+	}
+	$1 ~ /^cpu@[0-9]+$/ && $2 == "{" {
+		print
+		printf "\t\t\tnext-level-cache = <&l2_%d>;\n", of[substr($1, 5) + 0]
+		next
+	}
+	{ print }' "$tmp/qemu.dts" >"$tmp/board.dts"
+	dtc -q -I dts -O dtb -o "$out" "$tmp/board.dts" ||
+	    { rm -rf "$tmp"; srv_die "dtc rejected the board's device tree"; }
+	rm -rf "$tmp"
+}
+
+# The board's power-on script (server dir $1, address $2, topology
+# arguments $3, $4 MiB): qemu's virt machine with U-Boot as its firmware
+# and its environment in the second flash bank, one TCG thread for all
+# vCPUs as the x86 stand-ins have (an 18-vCPU board with qemu's default, a
+# thread per vCPU, was seen to stop right after its init started sshd on
+# a loaded host).  No IPMI device: ipmi_sim powers it off by killing qemu.
+# The machine's arguments come from machine-args (srv_up).
+srv_uboot_power_script()
+{
+	local d=$1 addr=$2 topo=$3 mem=$4
+
+	srv_uboot_env "$d/uboot-env.img"
+	cat >"$d/power-on.sh" <<EOF
+#!/bin/sh
+# The board's power: ipmi_sim runs this at power on and kills it at off.
+exec qemu-system-aarch64 $(cat "$d/machine-args") -accel tcg,thread=single \\
+    -bios $UBOOT \\
+    -drive if=pflash,unit=1,format=raw,file=$d/uboot-env.img \\
+    -drive file=$d/disk.img,if=virtio,format=raw \\
+    -display none -monitor none -pidfile $d/qemu.pid \\
+    -chardev socket,id=s0,path=$d/console.sock,server=on,wait=off,logfile=$d/console.log,logappend=on \\
+    -serial chardev:s0 \\
+    -netdev user,id=n0,restrict=on,hostfwd=tcp:$addr:22-:22 \\
+    -device virtio-net-pci,netdev=n0
+EOF
+	chmod 755 "$d/power-on.sh"
+}
+
 # Writes the machine file of server dir $1: kind $2, address $3, sockets
 # $4, cores $5, threads $6.
 srv_machine_file()
 {
 	local d=$1 kind=$2 addr=$3 s=$4 c=$5 t=$6 name
+	local arch=x86_64 cpu="EPYC stand-in (qemu Nehalem)" method=$2
+	local console="{file: $d/console.log, dir: $d/consoles}" llc=""
 
 	name=$(basename "$d")
+	[ -z "${SERVER_LLC_GROUPS:-}" ] ||
+	    llc=", llc_groups: \"$SERVER_LLC_GROUPS\""
+	if [ "$kind" = uboot ]; then
+		arch=aarch64 cpu="arm64 board stand-in (qemu cortex-a57)"
+		method=extlinux
+		console="{command: [socat, -, 'UNIX-CONNECT:$d/console.sock'], dir: $d/consoles}"
+	fi
 	echo "$addr $(cut -d' ' -f1-2 "$LAB_DIR/keys/host_ed25519.pub")" \
 	    >"$d/known_hosts"
 	cat >"$d/$name.yaml" <<EOF
 # A bare-metal stand-in written by scripts/lab-server.sh.
 name: $name
 kind: ssh
-arch: x86_64
-cpu_model: EPYC stand-in (qemu Nehalem)
-topology: {sockets: $s, cores: $c, threads: $t, numa_nodes: $s}
+arch: $arch
+cpu_model: $cpu
+topology: {sockets: $s, cores: $c, threads: $t, numa_nodes: $s$llc}
 ssh:
   host: $addr
   identity: $LAB_DIR/keys/lab_ed25519
@@ -306,10 +460,10 @@ power:
   boot_timeout: 300s
   ipmi: {host: 127.0.0.1, port: $(cat "$d/bmc/port"), user: lab, password_file: $d/bmc/password}
 boot:
-  method: $kind
+  method: $method
   known_good: $KNOWN_GOOD
   timeout: ${SERVER_BOOT_TIMEOUT:-300s}
-  console: {file: $d/console.log, dir: $d/consoles}
+  console: $console
 EOF
 }
 
@@ -351,7 +505,13 @@ srv_known_good()
 		srv_image
 		cat "$DISK.release"
 		;;
-	*) srv_die "kind must be kexec or grub, not \"$1\"" ;;
+	uboot)
+		[ -r "$UBOOT" ] || srv_die "no $UBOOT (u-boot-qemu)"
+		find "$LAB_DIR/kernels-arm64" -maxdepth 1 -name 'vmlinuz-*' \
+		    -printf '%f\n' 2>/dev/null |
+		    sed -n 's/^vmlinuz-//p' | sort -V | head -n 1
+		;;
+	*) srv_die "kind must be kexec, grub or uboot, not \"$1\"" ;;
 	esac
 }
 
@@ -417,6 +577,12 @@ srv_up()
 	mkdir -p "$d/consoles"
 	if [ "$kind" = grub ]; then
 		qemu-img create -q -f qcow2 -F raw -b "$DISK" "$d/disk.qcow2"
+	elif [ "$kind" = uboot ]; then
+		# The machine's qemu arguments, which a dumped device tree
+		# (srv_uboot_dtb) must share with the board's power-on.
+		echo "-machine virt,gic-version=3 -cpu cortex-a57 -m $mem $topo" \
+		    >"$d/machine-args"
+		srv_uboot_disk "$d/disk.img"
 	fi
 	port=$(bmc_free_port) || srv_die "no free port for a BMC"
 	bmc_write_config "$d/bmc" "$name" "$port" "$d/power-on.sh" false 5 5
@@ -494,8 +660,13 @@ up)
 	srv_up "$@"
 	;;
 down) srv_down "${2:?usage: down NAME}" ;;
+dtb)
+	[ $# -ge 4 ] || srv_die "usage: dtb NAME GROUPS OUT"
+	srv_uboot_dtb "$DIR/$2" "$3" "$4"
+	;;
 *)
-	echo "usage: $0 image | up NAME KIND ADDR [S C T [MEM]] | down NAME" >&2
+	echo "usage: $0 image | up NAME KIND ADDR [S C T [MEM]] | down NAME |" \
+	    "dtb NAME GROUPS OUT" >&2
 	exit 2
 	;;
 esac

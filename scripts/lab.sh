@@ -9,6 +9,8 @@
 #	scripts/lab.sh up	# install, start libvirtd, fetch, build, print env
 #	scripts/lab.sh down	# destroy and undefine every hilab-* domain
 #	scripts/lab.sh status	# what is there
+#	scripts/lab.sh kernels	# only fetch the two kernels into the cache
+#	scripts/lab.sh arm64	# the arm64 kernel, image and VM (vma64)
 #
 # up is idempotent and fast once done: kernels are cached, the image is
 # rebuilt only when this script or the kernels change.  Run as root.
@@ -26,14 +28,33 @@ URI=qemu:///system
 SSH_PORT=2222
 PACKAGES="libvirt-daemon libvirt-daemon-driver-qemu libvirt-clients
 libvirt-dev qemu-system-x86 qemu-utils busybox-static openssh-server
-openssh-sftp-server rt-tests kmod cpio xz-utils zstd kexec-tools"
-# The emulator lab guests run (machines/machine.h, MACHINE_QEMU_SINGLE):
-# qemu with one TCG thread for all vCPUs, which boots a 32-vCPU guest on a
-# loaded host without the hangs of qemu's default, one thread per vCPU.
-EMULATOR=/usr/local/libexec/hilab/qemu-tcg-single
+openssh-sftp-server rt-tests kmod cpio xz-utils zstd kexec-tools binutils"
+# The x86 guests' emulator (machines/machine.h, MACHINE_QEMU_SINGLE): qemu
+# with one TCG thread for all vCPUs, which boots a 32-vCPU guest on a loaded
+# host without the hangs of qemu's default, one thread per vCPU.
+SINGLE=/usr/local/libexec/hilab/qemu-tcg-single
 # Modules the image loads when the kernel has them as modules.
-MODULES="virtio_pci virtio_net virtio_rng pvpanic_mmio"
+MODULES="virtio_pci virtio_net virtio_rng virtio_blk pvpanic_mmio"
 SELF=$(readlink -f "$0")
+# What the image is built from and named: this machine's own binaries and
+# the x86 kernels, or (lab.sh arm64) Debian's arm64 packages and kernel.
+SYSROOT=/
+IMAGE=image
+KDIR=kernels
+KNOWN=known_hosts
+MACH_ARCH=x86_64
+CPU_MODEL=Nehalem
+# Words the machine files' command line has after rt_group_sched=0.
+MACH_CMDLINE=
+# The topology's clusters line, when set (lab.sh arm64).
+MACH_CLUSTERS=
+BOOT_TIMEOUT=120s
+EMULATOR=$SINGLE
+# The arm64 image's packages (Debian's, extracted, never installed here)
+# and the arm64 VM's vCPUs (the Ampere Altra stand-in, under TCG).
+ARM64_PACKAGES="busybox-static openssh-server openssh-sftp-server rt-tests
+util-linux kexec-tools"
+ARM64_VCPUS=${HILAB_LAB_ARM64_VCPUS:-8}
 
 # Prints a message to stderr.
 lab_say()
@@ -89,10 +110,10 @@ lab_emulator()
 	local src
 
 	src=$(dirname "$SELF")/qemu-tcg-single
-	cmp -s "$src" "$EMULATOR" && return 0
-	install -D -m 755 "$src" "$EMULATOR"
-	chmod 755 "$(dirname "$EMULATOR")"
-	lab_say "installed $EMULATOR"
+	cmp -s "$src" "$SINGLE" && return 0
+	install -D -m 755 "$src" "$SINGLE"
+	chmod 755 "$(dirname "$SINGLE")"
+	lab_say "installed $SINGLE"
 }
 
 # Starts virtlogd and libvirtd unless qemu:///system answers already.
@@ -115,23 +136,28 @@ lab_libvirtd()
 	lab_die "libvirtd does not answer on $URI"
 }
 
-# Prints the two newest cloud kernel packages of Debian 12's own series
-# (6.1.0-ABI), oldest first.  The 6.12 "+deb12" packages apt also lists
-# are left out: under TCG they take 2-3 times as long to boot.
+# Prints the two newest cloud kernel packages of arch $1 (default amd64)
+# of Debian 12's own series (6.1.0-ABI), oldest first.  The 6.12 "+deb12"
+# packages apt also lists are left out: under TCG they take 2-3 times as
+# long to boot.
 lab_kernel_packages()
 {
-	apt-cache search --names-only 'linux-image-.*-cloud-amd64' |
+	local arch=${1:-amd64}
+
+	apt-cache search --names-only "linux-image-.*-cloud-$arch" |
 	    awk '{ print $1 }' |
-	    grep -E '^linux-image-[0-9]+\.[0-9]+\.[0-9]+-[0-9]+-cloud-amd64$' |
+	    grep -E "^linux-image-[0-9]+\.[0-9]+\.[0-9]+-[0-9]+-cloud-$arch\$" |
 	    sort -V | tail -n 2
 }
 
-# Downloads and unpacks kernel package $1 into the cache (once).
+# Downloads and unpacks kernel package $1 (PKG or PKG:ARCH) into the
+# cache (once).
 lab_kernel_fetch()
 {
 	local pkg=$1 ver dir tmp
 
-	ver=${pkg#linux-image-}
+	ver=${pkg%:*}
+	ver=${ver#linux-image-}
 	dir=$CACHE/$ver
 	[ -f "$dir/boot/vmlinuz-$ver" ] && return 0
 	lab_say "fetching $pkg"
@@ -173,17 +199,37 @@ lab_kernels()
 	KVERS=${KVERS# }
 }
 
-# Copies binary $2 with every library ldd lists into root $1.
+# Prints where library $2 (a soname) of sysroot $1 lies, as an absolute
+# path inside the sysroot, or nothing.
+lab_find_lib()
+{
+	local sys=${1%/} so=$2 d
+
+	for d in lib/x86_64-linux-gnu usr/lib/x86_64-linux-gnu \
+	    lib/aarch64-linux-gnu usr/lib/aarch64-linux-gnu lib usr/lib \
+	    lib64 usr/lib64; do
+		[ -e "$sys/$d/$so" ] && { echo "/$d/$so"; return 0; }
+	done
+	return 0
+}
+
+# Copies file $3 of sysroot $2 (/ for this machine's own) into root $1,
+# then its program interpreter and every library it needs, as readelf
+# reads them: no program of the sysroot's arch is run.
 lab_copy_bin()
 {
-	local root=$1 bin=$2 lib
+	local root=$1 sys=${2%/} bin=$3 so lib
 
-	install -D -m 755 "$bin" "$root$bin"
-	for lib in $( (ldd "$bin" 2>/dev/null || true) |
-	    awk '$2 == "=>" && $3 ~ /^\// { print $3 }
-	    $1 ~ /^\// { print $1 }'); do
-		[ -e "$root$lib" ] && continue
-		install -D -m 755 "$(readlink -f "$lib")" "$root$lib"
+	[ -e "$root$bin" ] && return 0
+	install -D -m 755 "$(readlink -f "$sys$bin")" "$root$bin"
+	lib=$(readelf -lW "$sys$bin" 2>/dev/null |
+	    sed -n 's/.*program interpreter: \(.*\)]$/\1/p')
+	[ -z "$lib" ] || lab_copy_bin "$root" "$sys" "$lib"
+	for so in $(readelf -dW "$sys$bin" 2>/dev/null |
+	    sed -n 's/.*(NEEDED).*\[\(.*\)\]$/\1/p'); do
+		lib=$(lab_find_lib "$sys" "$so")
+		[ -n "$lib" ] || lab_die "$bin needs $so: not in ${sys:-/}"
+		lab_copy_bin "$root" "$sys" "$lib"
 	done
 }
 
@@ -282,6 +328,18 @@ ver=$(uname -r)
 for m in $(cat /lib/modules/$ver/hilab.modules 2>/dev/null); do
 	modprobe $m || echo "hilab: modprobe $m failed"
 done
+# hilab.bootfs=DEV: a board's boot partition, which its U-Boot reads
+# extlinux/extlinux.conf and the kernels from, mounted at /boot.
+bootfs=$(sed -n 's/.*hilab\.bootfs=\([^ ]*\).*/\1/p' /proc/cmdline)
+if [ -n "$bootfs" ]; then
+	i=0
+	while [ ! -b "$bootfs" ] && [ $i -lt 50 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	mkdir -p /boot
+	mount "$bootfs" /boot || echo "hilab: cannot mount $bootfs at /boot"
+fi
 ip link set lo up
 i=0
 while [ ! -e /sys/class/net/eth0 ] && [ $i -lt 50 ]; do
@@ -325,8 +383,10 @@ lab_image_root()
 	    "$root"/root/.ssh "$root"/lib/modules
 	chmod 1777 "$root/tmp" "$root/var/tmp"
 	chmod 700 "$root/root/.ssh"
-	install -m 755 /bin/busybox "$root/bin/busybox"
-	for a in $("$root/bin/busybox" --list-full); do
+	# The applets as this machine's busybox lists them: the image's own
+	# may be of another arch (the same Debian version lists the same).
+	install -m 755 "$SYSROOT/bin/busybox" "$root/bin/busybox"
+	for a in $(/bin/busybox --list-full); do
 		[ -e "$root/$a" ] || [ -L "$root/$a" ] ||
 		    ln -s /bin/busybox "$root/$a"
 	done
@@ -335,12 +395,18 @@ lab_image_root()
 	mknod -m 666 "$root/dev/null" c 1 3
 	for b in /usr/sbin/sshd /usr/lib/openssh/sftp-server \
 	    /usr/bin/hackbench /usr/sbin/kexec /usr/bin/lscpu; do
-		[ -x "$b" ] && lab_copy_bin "$root" "$b"
+		# A sysroot of extracted packages has no merged /usr: Debian
+		# 12's kexec-tools puts kexec in /sbin (the image's /sbin is
+		# its /usr/sbin).
+		[ -x "$SYSROOT$b" ] || [ ! -x "$SYSROOT${b#/usr}" ] ||
+		    b=${b#/usr}
+		[ -x "$SYSROOT$b" ] && lab_copy_bin "$root" "$SYSROOT" "$b"
 	done
 	# The sanitizer runtimes, for an agent from a sanitized build.
 	for b in /usr/lib/x86_64-linux-gnu/libasan.so.[0-9] \
 	    /usr/lib/x86_64-linux-gnu/libubsan.so.[0-9]; do
-		[ -e "$b" ] && lab_copy_bin "$root" "$b"
+		[ "$SYSROOT" = / ] && [ -e "$b" ] &&
+		    lab_copy_bin "$root" / "$b"
 	done
 	lab_image_etc "$root"
 	install -m 600 "$LAB_DIR/keys/host_ed25519" \
@@ -355,7 +421,7 @@ lab_image_root()
 		for m in $MODULES; do
 			lab_copy_module "$root" "$v" "$m"
 		done
-		"$root/bin/busybox" depmod -b "$root" "$v"
+		/bin/busybox depmod -b "$root" "$v"
 	done
 }
 
@@ -364,13 +430,13 @@ lab_image()
 {
 	local stamp root v
 
-	mkdir -p "$LAB_DIR/kernels"
+	mkdir -p "$LAB_DIR/$KDIR"
 	chmod 755 /var/lib/hilab 2>/dev/null || true
-	chmod 755 "$LAB_DIR" "$LAB_DIR/kernels"
+	chmod 755 "$LAB_DIR" "$LAB_DIR/$KDIR"
 	lab_keys
 	stamp="$(sha256sum "$SELF" | cut -c1-16) $KVERS"
-	if [ -f "$LAB_DIR/image.cpio.gz" ] &&
-	    [ "$(cat "$LAB_DIR/image.stamp" 2>/dev/null)" = "$stamp" ]; then
+	if [ -f "$LAB_DIR/$IMAGE.cpio.gz" ] &&
+	    [ "$(cat "$LAB_DIR/$IMAGE.stamp" 2>/dev/null)" = "$stamp" ]; then
 		return 0
 	fi
 	lab_say "building the host image for $KVERS"
@@ -378,16 +444,16 @@ lab_image()
 	root=$(mktemp -d "$LAB_DIR/.root.XXXXXX")
 	lab_image_root "$root"
 	(cd "$root" && find . | LC_ALL=C sort |
-	    cpio -o -H newc -R 0:0 --quiet) | gzip -6 >"$LAB_DIR/.image.tmp"
+	    cpio -o -H newc -R 0:0 --quiet) | gzip -6 >"$LAB_DIR/.$IMAGE.tmp"
 	rm -rf "$root"
-	chmod 644 "$LAB_DIR/.image.tmp"
-	mv "$LAB_DIR/.image.tmp" "$LAB_DIR/image.cpio.gz"
-	rm -f "$LAB_DIR"/kernels/vmlinuz-*
+	chmod 644 "$LAB_DIR/.$IMAGE.tmp"
+	mv "$LAB_DIR/.$IMAGE.tmp" "$LAB_DIR/$IMAGE.cpio.gz"
+	rm -f "$LAB_DIR/$KDIR"/vmlinuz-*
 	for v in $KVERS; do
 		install -m 644 "$CACHE/$v/boot/vmlinuz-$v" \
-		    "$LAB_DIR/kernels/vmlinuz-$v"
+		    "$LAB_DIR/$KDIR/vmlinuz-$v"
 	done
-	echo "$stamp" >"$LAB_DIR/image.stamp"
+	echo "$stamp" >"$LAB_DIR/$IMAGE.stamp"
 }
 
 # Writes one machine file: name $1, loopback address $2, sockets $3,
@@ -401,22 +467,23 @@ lab_machine()
 		echo "# Lab VM written by scripts/lab.sh: $n vCPUs under TCG."
 		echo "name: $name"
 		echo "kind: libvirt"
-		echo "arch: x86_64"
+		echo "arch: $MACH_ARCH"
 		echo "topology:"
 		echo "  sockets: $s"
+		[ -z "$MACH_CLUSTERS" ] || echo "  clusters: $MACH_CLUSTERS"
 		echo "  cores: $c"
 		echo "  threads: $t"
 		echo "ssh:"
 		echo "  host: $addr"
 		echo "  port: $SSH_PORT"
 		echo "  identity: $LAB_DIR/keys/lab_ed25519"
-		echo "  known_hosts: $LAB_DIR/keys/known_hosts"
+		echo "  known_hosts: $LAB_DIR/keys/$KNOWN"
 		echo "  connect_timeout: 30s"
 		echo "libvirt:"
 		echo "  uri: $URI"
 		echo "  vcpus: $n"
 		echo "  memory: ${mem}M"
-		echo "  cpu_model: Nehalem"
+		echo "  cpu_model: $CPU_MODEL"
 		if [ "$cells" -gt 0 ]; then
 			echo "  numa_cells:"
 			per=$((n / cells))
@@ -425,16 +492,16 @@ lab_machine()
 				echo "      memory: $((mem / cells))M"
 			done
 		fi
-		echo "  cmdline: rt_group_sched=0"
+		echo "  cmdline: rt_group_sched=0${MACH_CMDLINE:+ $MACH_CMDLINE}"
 		echo "  console_dir: $LAB_DIR/console"
-		echo "  kernel: $LAB_DIR/kernels/vmlinuz-${KVERS%% *}"
-		echo "  initrd: $LAB_DIR/image.cpio.gz"
-		echo "  boot_timeout: 120s"
+		echo "  kernel: $LAB_DIR/$KDIR/vmlinuz-${KVERS%% *}"
+		echo "  initrd: $LAB_DIR/$IMAGE.cpio.gz"
+		echo "  boot_timeout: $BOOT_TIMEOUT"
 		echo "  emulator: $EMULATOR"
 		echo "  boot_tries: 3"
 	} >"$LAB_DIR/machines/$name.yaml"
 	echo "[$addr]:$SSH_PORT $(cut -d' ' -f1-2 "$LAB_DIR/keys/host_ed25519.pub")" \
-	    >>"$LAB_DIR/keys/known_hosts.new"
+	    >>"$LAB_DIR/keys/$KNOWN.new"
 }
 
 # Writes the lab's machine files and the known_hosts they share.
@@ -443,10 +510,14 @@ lab_machines()
 	mkdir -p "$LAB_DIR/machines" "$LAB_DIR/console"
 	chown libvirt-qemu:libvirt-qemu "$LAB_DIR/console"
 	chmod 755 "$LAB_DIR/console"
-	: >"$LAB_DIR/keys/known_hosts.new"
-	lab_machine vm32 127.0.0.11 2 8 2 4096 2
-	lab_machine vm4 127.0.0.12 1 2 2 1024 0
-	mv "$LAB_DIR/keys/known_hosts.new" "$LAB_DIR/keys/known_hosts"
+	: >"$LAB_DIR/keys/$KNOWN.new"
+	if [ "$IMAGE" = image ]; then
+		lab_machine vm32 127.0.0.11 2 8 2 4096 2
+		lab_machine vm4 127.0.0.12 1 2 2 1024 0
+	else
+		lab_machine vma64 127.0.0.13 1 "$ARM64_VCPUS" 1 2048 0
+	fi
+	mv "$LAB_DIR/keys/$KNOWN.new" "$LAB_DIR/keys/$KNOWN"
 }
 
 # Prints the environment that points hilab and the lab tests at the lab.
@@ -475,6 +546,105 @@ lab_up()
 	lab_image
 	lab_machines
 	lab_env | tee "$LAB_DIR/env"
+}
+
+# Makes apt know arm64 packages (once): their lists, beside amd64's.
+lab_arm64_apt()
+{
+	dpkg --print-foreign-architectures | grep -qx arm64 && return 0
+	lab_say "adding the arm64 architecture to apt"
+	dpkg --add-architecture arm64
+	apt-get update -q >&2 || lab_die "apt-get update failed"
+}
+
+# Prints the packages the arm64 image needs: apt's own resolver run on an
+# empty package database for arm64 alone, of which those of arch arm64
+# (not "all"), perl's and python's aside, are kept.
+lab_arm64_closure()
+{
+	: >"$CACHE/empty-status"
+	# shellcheck disable=SC2086
+	apt-get -s -q --no-install-recommends \
+	    -o Dir::State::status="$CACHE/empty-status" \
+	    -o APT::Architecture=arm64 -o APT::Architectures::=arm64 \
+	    install $ARM64_PACKAGES | awk '/^Inst .*\[arm64\]\)/ { print $2 }' |
+	    grep -vE '^(lib)?(python|perl)'
+}
+
+# Extracts the arm64 packages into $CACHE/root (once): the sysroot the
+# arm64 image is built from.
+lab_arm64_root()
+{
+	local root=$CACHE/root tmp list p
+
+	[ "$(cat "$root/.hilab-packages" 2>/dev/null)" = "$ARM64_PACKAGES" ] &&
+	    return 0
+	lab_say "fetching the arm64 packages"
+	list=$(lab_arm64_closure || true)
+	[ -n "$list" ] ||
+	    lab_die "apt resolves no arm64 packages for: $ARM64_PACKAGES"
+	tmp=$(mktemp -d "$CACHE/.root.XXXXXX")
+	# shellcheck disable=SC2046,SC2086
+	(cd "$tmp" && apt-get download -q $(printf '%s:arm64 ' $list) \
+	    2>/dev/null >&2) ||
+	    (cd "$tmp" && apt-get download -q $(printf '%s:arm64 ' $list) >&2) ||
+	    { rm -rf "$tmp"; lab_die "cannot download the arm64 packages"; }
+	mkdir "$tmp/root"
+	for p in "$tmp"/*.deb; do
+		dpkg -x "$p" "$tmp/root"
+	done
+	echo "$ARM64_PACKAGES" >"$tmp/root/.hilab-packages"
+	rm -rf "$root"
+	mv "$tmp/root" "$root"
+	rm -rf "$tmp"
+}
+
+# Brings up the arm64 part of the lab: Debian's two newest arm64 cloud
+# kernels, an image of arm64 binaries and the arm64 VM; prints its
+# environment.
+lab_arm64()
+{
+	local p
+
+	# u-boot-qemu, u-boot-tools (its saved environment),
+	# device-tree-compiler (its .dtb) and socat: the arm64 board
+	# (scripts/lab-server.sh).
+	PACKAGES="$PACKAGES qemu-system-arm u-boot-qemu u-boot-tools"
+	PACKAGES="$PACKAGES device-tree-compiler socat"
+	lab_packages
+	lab_libvirtd
+	lab_arm64_apt
+	CACHE=$CACHE/arm64
+	mkdir -p "$CACHE"
+	chmod 755 "$CACHE"
+	KVERS=
+	for p in $(lab_kernel_packages arm64); do
+		lab_kernel_fetch "$p:arm64"
+		KVERS="$KVERS ${p#linux-image-}"
+	done
+	KVERS=${KVERS# }
+	[ "$(echo "$KVERS" | wc -w)" = 2 ] ||
+	    lab_die "apt lists no two arm64 cloud kernels"
+	lab_arm64_root
+	SYSROOT=$CACHE/root IMAGE=image-arm64 KDIR=kernels-arm64
+	KNOWN=known_hosts.arm64 MACH_ARCH=aarch64 CPU_MODEL=cortex-a57
+	MACH_CMDLINE='' BOOT_TIMEOUT=300s
+	# qemu's own threading: the TCG hang of x86 guests is not arm64's
+	# (machines/machine.h, MACHINE_QEMU_AARCH64).
+	EMULATOR=/usr/bin/qemu-system-aarch64
+	# Two clusters of cores, as arm64 SoCs group them (qemu's virt puts
+	# them in the device tree's cpu-map), when the vCPUs split evenly.
+	[ $((ARM64_VCPUS % 2)) != 0 ] || MACH_CLUSTERS=2
+	lab_image
+	lab_machines
+	{
+		echo "export HILAB_LAB_DIR=$LAB_DIR"
+		echo "export HILAB_LAB_ARM64_INITRD=$LAB_DIR/$IMAGE.cpio.gz"
+		echo "export HILAB_LAB_ARM64_KERNEL=$LAB_DIR/$KDIR/vmlinuz-${KVERS%% *}"
+		echo "export HILAB_LAB_ARM64_RELEASE=${KVERS%% *}"
+		echo "export HILAB_LAB_ARM64_KERNEL_PATCHED=$LAB_DIR/$KDIR/vmlinuz-${KVERS##* }"
+		echo "export HILAB_LAB_ARM64_RELEASE_PATCHED=${KVERS##* }"
+	} | tee "$LAB_DIR/env.arm64"
 }
 
 # Destroys and undefines every hilab-* domain; stops nothing else.
@@ -519,5 +689,7 @@ case ${1:-} in
 up) lab_up ;;
 down) lab_down ;;
 status) lab_status ;;
-*) echo "usage: $0 up|down|status" >&2; exit 2 ;;
+kernels) lab_kernels && echo "kernels: $KVERS" ;;
+arm64) lab_arm64 ;;
+*) echo "usage: $0 up|down|status|kernels|arm64" >&2; exit 2 ;;
 esac

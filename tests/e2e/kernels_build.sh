@@ -12,12 +12,8 @@ for tool in git make gcc sqlite3 python3 pgrep ps; do
 	command -v $tool >/dev/null || skip_missing "$tool not installed"
 done
 . "$HILAB_SRCDIR/tests/lib/hilabd.sh"
-T=$(mktemp -d /tmp/hilab-kbuild.XXXXXX) ||
-    { echo "Bail out! mktemp"; exit 1; }
-export HILAB_DB=$T/hilab.db HILAB_SOCKET=$T/control.sock
-export HILAB_MACHINES=$T/machines
+daemon_scratch kbuild
 export HILAB_KERNEL_CACHE=$T/cache HILAB_KERNEL_WORK=$T/work
-HILABD_LOG=$T/hilabd.log
 SUBMIT_ERR=$T/submit.err
 GIT="git -c user.name=Dev -c user.email=dev@localhost"
 GIT="$GIT -c init.defaultBranch=main"

@@ -204,7 +204,7 @@ fi
 # --- Refusals, each naming the machine, the kernel and why. ---
 head -c 1000 /dev/urandom >"$K/junk"
 out=$(put 9 junk "$K/junk" - - -)
-check "an image of unknown release is refused with the reason" test $? = 3 -a -n "$(echo "$out" | grep 'machine "h1": kernel "junk": install: kernel image ".*junk": no x86 boot header version string (give the kernel.s release)')"
+check "an image of unknown release is refused with the reason" test $? = 3 -a -n "$(echo "$out" | grep 'machine "h1": kernel "junk": install: kernel image ".*junk": no version string (an x86 boot header or an arm64 Image.s banner) (give the kernel.s release)')"
 echo "# $out"
 out=$(put 9 bad "$K/a/vmlinuz" - - '../../etc')
 check "a release that is no directory name is refused" test $? = 3 -a -n "$(echo "$out" | grep 'release "../../etc" cannot name a directory')"

@@ -10,11 +10,7 @@ labenv=$("$HILAB_SRCDIR/scripts/lab.sh" up) || { echo "Bail out! lab.sh up"; exi
 eval "$labenv"
 
 . "$HILAB_SRCDIR/tests/lib/hilabd.sh"
-T=$(mktemp -d /tmp/hilab-labd.XXXXXX)
-export HILAB_DB=$T/hilab.db HILAB_SOCKET=$T/control.sock
-HILABD_LOG=$T/hilabd.log
-export HILAB_MACHINES=$T/machines
-mkdir -p "$HILAB_MACHINES"
+daemon_scratch labd
 cp "$HILAB_LAB_DIR/machines/vm4.yaml" "$HILAB_MACHINES/"
 URI=qemu:///system
 
@@ -33,22 +29,7 @@ cleanup() {
 trap cleanup EXIT
 
 # job NAME ROUNDS KERNELS-YAML: hackbench on vm4.
-job() {
-	cat >"$T/$1.yaml" <<YAML
-name: $1
-machines: [vm4]
-kernels:
-$3
-rounds: $2
-order: alternate
-benchmarks:
-  - name: hackbench
-    params: {groups: 2, loops: 50}
-    iterations: 2
-    warmups: 1
-YAML
-	submit "$T/$1.yaml"
-}
+job() { hackbench_job "$1" vm4 "$2" "$3"; }
 two_kernels="  - {name: base, image: $HILAB_LAB_KERNEL_BASE}
   - {name: patched, image: $HILAB_LAB_KERNEL_PATCHED}"
 

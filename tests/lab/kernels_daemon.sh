@@ -23,11 +23,7 @@ src=$(flock "$lab/.source.lock" "$HILAB_SRCDIR/tests/kernels/lab_source.sh") ||
 [ $rc = 0 ] || exit $rc
 
 . "$HILAB_SRCDIR/tests/lib/hilabd.sh"
-T=$(mktemp -d /tmp/hilab-labk.XXXXXX)
-chmod 755 "$T"	# qemu runs as libvirt-qemu and reads the built images here
-export HILAB_DB=$T/hilab.db HILAB_SOCKET=$T/control.sock
-HILABD_LOG=$T/hilabd.log
-export HILAB_MACHINES=$T/machines
+daemon_scratch labk	# qemu runs as libvirt-qemu and reads the built images here
 # A cache of this run's own (every kernel is built, not found), in a
 # worktree kept between runs (HILAB_KEEP_LAB keeps the cache too).
 export HILAB_KERNEL_CACHE=$T/cache HILAB_KERNEL_WORK=$lab/work

@@ -14,10 +14,7 @@ labenv=$("$HILAB_SRCDIR/scripts/lab.sh" up) || { echo "Bail out! lab.sh up"; exi
 eval "$labenv"
 
 . "$HILAB_SRCDIR/tests/lib/hilabd.sh"
-T=$(mktemp -d /tmp/hilab-seed0.XXXXXX)
-export HILAB_DB=$T/hilab.db HILAB_SOCKET=$T/control.sock
-HILABD_LOG=$T/hilabd.log
-export HILAB_MACHINES=$T/machines
+daemon_scratch seed0
 URI=qemu:///system
 VM=seed0vm
 DOMAIN=hilab-$VM

@@ -225,6 +225,78 @@ test_flat_topology(void **state)
 	inventory_free(inv);
 }
 
+/*
+ * An arm64 VM: qemu's virt machine, GICv3 (v2 stops at 8 CPUs), the PL011
+ * console, no ACPI and no ISA panic device, the network on PCIe's root,
+ * clusters as qemu arguments; clusters that do not split the cores, or on
+ * x86, refused.
+ */
+static void
+test_aarch64(void **state)
+{
+	struct inventory     *inv = load_vm32();
+	struct machine	     *m = inv->machines[0];
+	struct backend_kernel k = { "base", "/k/Image", "/k/arm64.cpio.gz",
+		NULL };
+	char		     *xml, *cause = NULL;
+	xmlDocPtr	      doc;
+	int		      rc;
+
+	(void)state;
+	free(m->arch);
+	m->arch = xstrdup("aarch64");
+	free(m->libvirt.cpu_model);
+	m->libvirt.cpu_model = NULL;
+	m->topo.clusters = 2;
+	k.dtb = "/k/board.dtb";
+	xml = domain_xml_new(m, &k, CONSOLE, &cause);
+	if (xml == NULL)
+		fail_msg("%s", cause);
+	doc = xmlReadMemory(xml, (int)strlen(xml), "a64.xml", NULL, 0);
+	assert_non_null(doc);
+	assert_xpath(doc, "/domain/os/type/@arch", "aarch64");
+	assert_xpath(doc, "/domain/os/type/@machine", "virt");
+	assert_xpath(doc, "/domain/os/dtb", "/k/board.dtb");
+	assert_xpath(doc, "/domain/features/gic/@version", "3");
+	assert_null(xpath_text(doc, "/domain/features/acpi"));
+	assert_null(xpath_text(doc, "/domain/devices/panic"));
+	assert_xpath(doc, "/domain/cpu/model", "cortex-a57");
+	assert_xpath(doc, "/domain/os/cmdline",
+	    "console=ttyAMA0 panic=1 rt_group_sched=0");
+	assert_xpath(doc, "/domain/qemu:commandline/qemu:arg[4]/@value",
+	    "virtio-net-pci,netdev=hilab0,bus=pcie.0,addr=0x10");
+	/* libvirt 9 has no clusters: a second -smp that merges into its. */
+	assert_xpath(doc, "/domain/cpu/topology/@cores", "8");
+	assert_xpath(doc, "/domain/qemu:commandline/qemu:arg[5]/@value",
+	    "-smp");
+	assert_xpath(doc, "/domain/qemu:commandline/qemu:arg[6]/@value",
+	    "32,sockets=2,clusters=2,cores=4,threads=2");
+	xmlFreeDoc(doc);
+	rc = validate(xml);
+	if (rc != -1 && rc != 0)
+		fail_msg("virt-xml-validate rejects:\n%s", xml);
+	free(xml);
+	m->topo.clusters = 3;
+	assert_null(domain_xml_new(m, &k, CONSOLE, &cause));
+	assert_non_null(strstr(cause,
+	    "8 cores per socket do not split into "
+	    "3 clusters"));
+	free(cause);
+	free(m->arch);
+	m->arch = xstrdup("x86_64");
+	m->topo.clusters = 2;
+	assert_null(domain_xml_new(m, &k, CONSOLE, &cause));
+	assert_non_null(strstr(cause, "clusters are an aarch64 level"));
+	free(cause);
+	m->topo.clusters = -1;
+	free(m->arch);
+	m->arch = xstrdup("riscv64");
+	assert_null(domain_xml_new(m, &k, CONSOLE, &cause));
+	assert_non_null(strstr(cause, "only x86_64 and aarch64 VMs"));
+	free(cause);
+	inventory_free(inv);
+}
+
 /* Asserts domain_xml_new refuses m with a cause containing needle. */
 static void
 assert_refused(const struct machine *m, const struct backend_kernel *k,
@@ -264,7 +336,10 @@ test_refused(void **state)
 	inventory_free(inv);
 }
 
-/* Loads a one-VM machine file whose libvirt section ends with extra. */
+/*
+ * Loads a one-VM machine file that ends with extra: keys of its libvirt
+ * section when indented, top-level keys when not.
+ */
 static struct inventory *
 load_vm_with(const char *extra)
 {
@@ -290,47 +365,56 @@ load_vm_with(const char *extra)
 	return inv;
 }
 
-/*
- * The domain runs the emulator the machine file names, by default the
- * single-threaded TCG wrapper; the emulator is the first device.
- */
+/* Asserts that the first device of m's domain is emulator want. */
 static void
-test_emulator(void **state)
+assert_emulator(const struct machine *m, const char *want)
 {
-	const char	     *src = getenv("HILAB_SRCDIR");
-	struct backend_kernel k = { "base", "/k", NULL, NULL };
-	struct inventory     *inv;
-	char		     *wrapper, *line, *xml, *cause = NULL;
+	struct backend_kernel k = { .name = "base", .image = "/k" };
+	char		     *xml, *cause = NULL;
 	xmlDocPtr	      doc;
 	int		      rc;
 
-	(void)state;
-	inv = load_vm32();
-	xml = domain_xml_new(inv->machines[0], &k, "/c.log", &cause);
-	assert_non_null(xml);
+	xml = domain_xml_new(m, &k, "/c.log", &cause);
+	if (xml == NULL)
+		fail_msg("%s", cause);
 	doc = xmlReadMemory(xml, (int)strlen(xml), "d.xml", NULL, 0);
-	assert_xpath(doc, "/domain/devices/*[1][self::emulator]",
-	    MACHINE_QEMU_SINGLE);
-	xmlFreeDoc(doc);
-	free(xml);
-	inventory_free(inv);
-
-	wrapper = xasprintf("%s/scripts/qemu-tcg-single", src ? src : ".");
-	line = xasprintf("  emulator: %s\n", wrapper);
-	inv = load_vm_with(line);
-	assert_string_equal(inv->machines[0]->libvirt.emulator, wrapper);
-	xml = domain_xml_new(inv->machines[0], &k, "/c.log", &cause);
-	assert_non_null(xml);
-	doc = xmlReadMemory(xml, (int)strlen(xml), "d.xml", NULL, 0);
-	assert_xpath(doc, "/domain/devices/emulator", wrapper);
+	assert_xpath(doc, "/domain/devices/*[1][self::emulator]", want);
 	if ((rc = validate(xml)) == -1)
 		validator_missing = true;
 	else
 		assert_int_equal(rc, 0);
 	xmlFreeDoc(doc);
 	free(xml);
+}
+
+/*
+ * The domain runs the emulator the machine file names; by default the
+ * single-threaded TCG wrapper on x86_64, qemu itself on aarch64.
+ */
+static void
+test_emulator(void **state)
+{
+	const char	 *src = getenv("HILAB_SRCDIR");
+	struct inventory *inv;
+	char		 *wrapper, *line;
+
+	(void)state;
+	inv = load_vm32();
+	assert_emulator(inv->machines[0], MACHINE_QEMU_SINGLE);
+	inventory_free(inv);
+
+	wrapper = xasprintf("%s/scripts/qemu-tcg-single", src ? src : ".");
+	line = xasprintf("  emulator: %s\n", wrapper);
+	inv = load_vm_with(line);
+	assert_string_equal(inv->machines[0]->libvirt.emulator, wrapper);
+	assert_emulator(inv->machines[0], wrapper);
+	inventory_free(inv);
 	free(line);
 	free(wrapper);
+
+	inv = load_vm_with("arch: aarch64\n");
+	assert_string_equal(inv->machines[0]->libvirt.emulator,
+	    MACHINE_QEMU_AARCH64);
 	inventory_free(inv);
 }
 
@@ -366,6 +450,7 @@ main(void)
 		cmocka_unit_test(test_seed0),
 		cmocka_unit_test(test_escaping),
 		cmocka_unit_test(test_flat_topology),
+		cmocka_unit_test(test_aarch64),
 		cmocka_unit_test(test_refused),
 		cmocka_unit_test(test_emulator),
 		cmocka_unit_test(test_ssh_backend),

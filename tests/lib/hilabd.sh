@@ -13,6 +13,19 @@ n=0
 failed=0
 daemon_pid=
 
+# daemon_scratch TAG: the test's directory $T (/tmp/hilab-TAG.*, readable
+# by qemu's user) with the database, control socket, log and an empty
+# inventory of its own.
+daemon_scratch() {
+	T=$(mktemp -d "/tmp/hilab-$1.XXXXXX") ||
+	    { echo "Bail out! mktemp"; exit 1; }
+	chmod 755 "$T"
+	export HILAB_DB=$T/hilab.db HILAB_SOCKET=$T/control.sock
+	export HILAB_MACHINES=$T/machines
+	HILABD_LOG=$T/hilabd.log
+	mkdir -p "$HILAB_MACHINES"
+}
+
 # check DESCRIPTION COMMAND...: one TAP line for the command's outcome.
 check() {
 	local d=$1
@@ -56,6 +69,27 @@ daemon_stop() {
 submit() {
 	"$hilab" --json submit "$1" 2>>"${SUBMIT_ERR:-/dev/null}" |
 	    sed -n 's/.*"job": *\([0-9]*\).*/\1/p'
+}
+
+# hackbench_job NAME MACHINES ROUNDS KERNELS-YAML: submits $T/NAME.yaml,
+# hackbench (2 groups, 50 loops, 2 iterations after a warmup) on MACHINES
+# (a YAML list's items), its kernels alternating round by round; prints
+# its id.
+hackbench_job() {
+	cat >"$T/$1.yaml" <<YAML
+name: $1
+machines: [$2]
+kernels:
+$4
+rounds: $3
+order: alternate
+benchmarks:
+  - name: hackbench
+    params: {groups: 2, loops: 50}
+    iterations: 2
+    warmups: 1
+YAML
+	submit "$T/$1.yaml"
 }
 
 # Prints the tail of the daemon's log as TAP comments when a check failed.

@@ -37,10 +37,7 @@ server_test_init() {
 	    { echo "Bail out! lab.sh up"; exit 1; }
 	eval "$labenv"
 	. "$HILAB_SRCDIR/tests/lib/hilabd.sh"
-	T=$(mktemp -d "/tmp/hilab-$tag.XXXXXX")
-	export HILAB_DB=$T/hilab.db HILAB_SOCKET=$T/control.sock
-	HILABD_LOG=$T/hilabd.log
-	export HILAB_MACHINES=$T/machines
+	daemon_scratch "$tag"
 	trap server_test_cleanup EXIT
 }
 

@@ -233,6 +233,7 @@ check_topology(const struct facts *f)
 {
 	long long   online = fact_num(f, "cpu.online");
 	const char *llc = fact(f, "topo.llc_groups");
+	const char *clusters = fact(f, "topo.cluster_groups");
 
 	assert_int_equal(online, sysconf(_SC_NPROCESSORS_ONLN));
 	assert_int_equal(count_cpus(fact(f, "cpu.online_list")), online);
@@ -245,6 +246,13 @@ check_topology(const struct facts *f)
 		assert_int_equal(count_cpus(llc), online);
 	else
 		assert_int_equal(access("/sys/devices/system/cpu/cpu0/cache",
+				     F_OK),
+		    -1);
+	if (clusters != NULL)
+		assert_int_equal(count_cpus(clusters), online);
+	else
+		assert_int_equal(access("/sys/devices/system/cpu/cpu0/topology/"
+					"cluster_cpus_list",
 				     F_OK),
 		    -1);
 }
@@ -304,7 +312,7 @@ test_facts(void **state)
 	check_topology(&f);
 	check_numa_mem(&f);
 	assert_non_null(fact(&f, "cpu.model"));
-	assert_int_equal(f.n, 29);
+	assert_int_equal(f.n, 30);
 	for (i = 0; i < f.n; i++) {
 		free(f.key[i]);
 		free(f.value[i]);

@@ -452,7 +452,12 @@ test_examples(void **state)
 	assert_int_equal(m->boot.method, MACHINE_BOOT_KEXEC);
 	assert_string_equal(m->boot.dir, "/boot/hilab");
 	m = inventory_find(inv, "board-18cpu");
-	assert_int_equal(m->boot.method, MACHINE_BOOT_NONE);
+	assert_int_equal(m->boot.method, MACHINE_BOOT_EXTLINUX);
+	assert_string_equal(m->boot.extlinux, "/boot/extlinux/extlinux.conf");
+	assert_string_equal(m->boot.console.command[0], "socat");
+	assert_int_equal(m->power.kind, MACHINE_POWER_COMMAND);
+	m = inventory_find(inv, "altra-80c");
+	assert_int_equal(m->power.kind, MACHINE_POWER_IPMI);
 	m = inventory_find(inv, "vm32");
 	assert_int_equal(m->libvirt.vcpus, 32);
 	assert_string_equal(m->libvirt.cmdline, "rt_group_sched=0");

@@ -27,47 +27,63 @@ cache_dir(void)
 	return d != NULL ? d : "/var/cache/hilab/kernels";
 }
 
-/* Each cached image reports the release its package is named after. */
-static void
-test_image_version(void **state)
+/*
+ * Each image cached in dir reports the release its package is named
+ * after and is of arch; returns how many there were.
+ */
+static int
+images_in(const char *dir, const char *arch)
 {
 	char	      *path, *release, *version, *cause = NULL;
 	struct dirent *de;
 	int	       seen = 0;
 	DIR	      *d;
 
-	(void)state;
-	if ((d = opendir(cache_dir())) == NULL)
-		skip_machine("no lab kernel cache %s (scripts/lab.sh up)",
-		    cache_dir());
+	if ((d = opendir(dir)) == NULL)
+		return 0;
 	while ((de = readdir(d)) != NULL) {
 		if (de->d_name[0] == '.')
 			continue;
-		path = xasprintf("%s/%s/boot/vmlinuz-%s", cache_dir(),
-		    de->d_name, de->d_name);
-		/* Not a kernel of the lab: hilabd's builds/, say. */
+		path = xasprintf("%s/%s/boot/vmlinuz-%s", dir, de->d_name,
+		    de->d_name);
+		/* Other cache entries (kernel builds) hold no release. */
 		if (access(path, F_OK) != 0) {
 			free(path);
 			continue;
 		}
-		if (verify_image_version(path, &release, &version, &cause) ==
-		    0) {
-			assert_string_equal(release, de->d_name);
-			assert_true(version[0] == '#');
-			assert_non_null(strstr(version, "SMP"));
-			free(release);
-			free(version);
-			seen++;
-		} else
+		assert_string_equal(verify_image_arch(path), arch);
+		if (verify_image_version(path, &release, &version, &cause) != 0)
 			fail_msg("%s", cause);
+		assert_string_equal(release, de->d_name);
+		assert_true(version[0] == '#' && version[1] != ' ');
+		assert_non_null(strstr(version, "SMP"));
+		free(release);
+		free(version);
 		free(path);
+		seen++;
 	}
 	closedir(d);
-	if (seen == 0)
-		skip_machine("no kernel in the lab's cache %s", cache_dir());
+	return seen;
 }
 
-/* A file that is no x86 kernel image is refused with its name. */
+/* The x86 bzImages' boot headers and the arm64 Images' banners. */
+static void
+test_image_version(void **state)
+{
+	char *arm64 = xasprintf("%s/arm64", cache_dir());
+	int   x86 = images_in(cache_dir(), "x86_64");
+	int   a64 = images_in(arm64, "aarch64");
+
+	(void)state;
+	free(arm64);
+	if (x86 == 0)
+		skip_machine("no kernels in the lab's cache %s (scripts/lab.sh "
+			     "up or scripts/lab.sh kernels fetches them)",
+		    cache_dir());
+	printf("%d x86 and %d arm64 images\n", x86, a64);
+}
+
+/* A file that is no kernel image is refused with its name. */
 static void
 test_not_an_image(void **state)
 {
@@ -77,7 +93,8 @@ test_not_an_image(void **state)
 	assert_int_equal(verify_image_version("/bin/sh", &release, &version,
 			     &cause),
 	    -1);
-	assert_non_null(strstr(cause, "\"/bin/sh\": no x86 boot header"));
+	assert_null(verify_image_arch("/bin/sh"));
+	assert_non_null(strstr(cause, "\"/bin/sh\": no version string"));
 	free(cause);
 	cause = NULL;
 	assert_int_equal(verify_image_version("/nonexistent", &release,
@@ -85,6 +102,19 @@ test_not_an_image(void **state)
 	    -1);
 	assert_non_null(strstr(cause, "No such file"));
 	free(cause);
+}
+
+/* LLC groups match as sets of groups, whatever their order. */
+static void
+test_cpugroups(void **state)
+{
+	(void)state;
+	assert_true(verify_cpugroups_same("0-3;4-7", "0-3;4-7"));
+	assert_true(verify_cpugroups_same("4-7;0-3", "0-3;4-7"));
+	assert_true(verify_cpugroups_same("0-1", "0-1"));
+	assert_false(verify_cpugroups_same("0-3;4-7", "0-7"));
+	assert_false(verify_cpugroups_same("0;1", "0-1"));
+	assert_false(verify_cpugroups_same("0-3;4-7", "0-3;4-6"));
 }
 
 /* Facts as the agent reports them. */
@@ -156,6 +186,7 @@ main(void)
 		cmocka_unit_test(test_image_version),
 		cmocka_unit_test(test_not_an_image),
 		cmocka_unit_test(test_facts),
+		cmocka_unit_test(test_cpugroups),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
