@@ -281,6 +281,9 @@ static const struct conf_key catalog_keys[] = {
 	{ .name = "parser_args",
 	    .parse = conf_parse_str,
 	    .off = CB(parser_args) },
+	{ .name = "parser_sample",
+	    .parse = conf_parse_str,
+	    .off = CB(parser_sample) },
 	{ .name = "metrics",
 	    .parse = catalog_parse_metrics,
 	    .flags = CONF_REQUIRED },
@@ -420,6 +423,7 @@ catalog_benchmark_clear(struct catalog_benchmark *b)
 	conf_strv_free(b->server.command);
 	free(b->parser);
 	free(b->parser_args);
+	free(b->parser_sample);
 	catalog_metrics_free(b->metrics, b->nmetrics);
 	memset(b, 0, sizeof *b);
 }

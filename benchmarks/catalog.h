@@ -31,12 +31,18 @@ struct catalog_param {
 	size_t naxis;
 };
 
+/*
+ * A declared metric.  A name with '*' is a pattern (fnmatch, flags 0) that
+ * declares every emitted name it matches; an optional metric, and every
+ * pattern, need not be in a run's output, the others must.
+ */
 struct catalog_metric {
 	char		      *name;
 	char		      *unit;
 	enum catalog_direction direction;
 	enum catalog_statistic statistic;
 	char		      *label; /* row label, or NULL */
+	bool		       optional;
 };
 
 /* A Debian package, or a tarball in the local source mirror + build. */
@@ -67,8 +73,9 @@ struct catalog_benchmark {
 	unsigned	       timeout; /* seconds per iteration */
 	struct catalog_install install;
 	struct catalog_server  server;
-	char		      *parser;	    /* a name in parse_parsers */
-	char		      *parser_args; /* NULL if none */
+	char		      *parser;	      /* a name in parse_parsers */
+	char		      *parser_args;   /* NULL if none */
+	char		      *parser_sample; /* a line of output, or NULL */
 	struct catalog_metric *metrics;
 	size_t		       nmetrics;
 };
@@ -119,7 +126,8 @@ const char *catalog_statistic_name(enum catalog_statistic);
 
 /*
  * Reads "metrics", a non-empty sequence of {name, unit, direction,
- * statistic (default amean), label} with unique names, appending to *v and
+ * statistic (default amean), label, optional} with unique names made of
+ * A-Z a-z 0-9 . _ - and '*' (a pattern), appending to *v and
  * *n: the catalog's metrics and those of a job's custom command.  With
  * need_unit "unit" must be given (a custom command says its units), else
  * it defaults to "".  Free with catalog_metrics_free.
@@ -128,5 +136,11 @@ void catalog_read_metrics(struct conf_file *, const struct conf_key *,
     yaml_node_t *, bool need_unit, struct catalog_metric **v, size_t *n);
 /* Frees n metrics and the array. */
 void catalog_metrics_free(struct catalog_metric *v, size_t n);
+/*
+ * Returns the metric of v that declares name: the one called so, else the
+ * first pattern that matches it; NULL if none does.
+ */
+const struct catalog_metric *catalog_metric_find(const struct catalog_metric *v,
+    size_t n, const char *name);
 
 #endif

@@ -3,6 +3,7 @@
  * command (catalog_read_metrics): what a metric is called, its unit, which
  * direction is better and the statistic that sums up its samples.
  */
+#include <fnmatch.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -30,12 +31,35 @@ catalog_statistic_name(enum catalog_statistic s)
 	return (catalog_statistics[s]);
 }
 
+/*
+ * A metric's "name": what parsers emit, A-Z a-z 0-9 . _ -, or a pattern
+ * with '*' that declares every emitted name it matches.
+ */
+static void
+catalog_parse_metric_name(struct conf_file *f, const struct conf_key *k,
+    yaml_node_t *v, void *dst)
+{
+	static const char expect[] =
+	    "characters from A-Z a-z 0-9 . _ - and '*' (a pattern)";
+	const char *s = conf_scalar(f, k, v, expect);
+
+	if (s == NULL)
+		return;
+	if (*s == '\0' ||
+	    strspn(s,
+		"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+		"0123456789._-*") != strlen(s))
+		conf_expect(f, k, v, expect);
+	else
+		conf_set_str(dst, s);
+}
+
 #define MET(f)		    offsetof(struct catalog_metric, f)
 #define CATALOG_METRIC_UNIT 1 /* the index of "unit" below */
 
 static const struct conf_key catalog_metric_keys[] = {
 	{ .name = "name",
-	    .parse = conf_parse_str,
+	    .parse = catalog_parse_metric_name,
 	    .off = MET(name),
 	    .flags = CONF_REQUIRED },
 	{ .name = "unit",
@@ -52,6 +76,7 @@ static const struct conf_key catalog_metric_keys[] = {
 	    .off = MET(statistic),
 	    .choices = catalog_statistics },
 	{ .name = "label", .parse = conf_parse_str, .off = MET(label) },
+	{ .name = "optional", .parse = conf_parse_bool, .off = MET(optional) },
 	{ .name = NULL },
 };
 
@@ -113,4 +138,20 @@ catalog_metrics_free(struct catalog_metric *v, size_t n)
 		free(v[i].label);
 	}
 	free(v);
+}
+
+/* Returns the metric that declares name: exactly, else by pattern. */
+const struct catalog_metric *
+catalog_metric_find(const struct catalog_metric *v, size_t n, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (strcmp(v[i].name, name) == 0)
+			return (&v[i]);
+	for (i = 0; i < n; i++)
+		if (strchr(v[i].name, '*') != NULL &&
+		    fnmatch(v[i].name, name, 0) == 0)
+			return (&v[i]);
+	return (NULL);
 }

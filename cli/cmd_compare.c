@@ -2,9 +2,13 @@
  * hilab compare: stored samples -> comparison tables.  report/select.c
  * gathers them (one table per benchmark metric, one row per parameter set,
  * one column per kernel, machine or job; --rows metric: one row per metric
- * of a benchmark); report/render.c prints them.
+ * of a benchmark); report/render.c prints them.  The base column is the
+ * first --job's first kernel (or --base); a selection that would pool
+ * machines, kernels or jobs into one cell is refused unless --pool.
  */
 #include <getopt.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,6 +58,12 @@ compare_option(int c, const char *arg, struct compare_args *a)
 	case 'm':
 		a->q.metric = arg;
 		return 0;
+	case 'a':
+		a->q.base = arg;
+		return 0;
+	case 'p':
+		a->q.pool = true;
+		return 0;
 	case 's':
 		if (render_find(arg) == NULL)
 			return cli_usage_error("--style: unknown style \"%s\"",
@@ -74,16 +84,17 @@ compare_option(int c, const char *arg, struct compare_args *a)
 static int
 compare_args_parse(int argc, char **argv, struct compare_args *a)
 {
-	static const struct option longopts[] = {
-		{ "job", required_argument, NULL, 'j' },
+	static const struct option longopts[] = { { "job", required_argument,
+						      NULL, 'j' },
 		{ "by", required_argument, NULL, 'b' },
 		{ "benchmark", required_argument, NULL, 'B' },
 		{ "metric", required_argument, NULL, 'm' },
 		{ "style", required_argument, NULL, 's' },
 		{ "statistic", required_argument, NULL, 'S' },
-		{ "rows", required_argument, NULL, 'r' }, { NULL, 0, NULL, 0 }
-	};
-	int c, rc;
+		{ "rows", required_argument, NULL, 'r' },
+		{ "base", required_argument, NULL, 'a' },
+		{ "pool", no_argument, NULL, 'p' }, { NULL, 0, NULL, 0 } };
+	int			   c, rc;
 
 	a->q.jobs = a->jobs;
 	a->q.rows = SELECT_ROWS_AUTO;
@@ -116,6 +127,47 @@ compare_print(const struct select_result *r, const char *style)
 	return CLI_EXIT_OK;
 }
 
+/*
+ * Checks the jobs given (each must exist), or picks the newest done job
+ * with samples and says which.
+ */
+static int
+compare_jobs(struct db *db, struct compare_args *a)
+{
+	char   *cause = NULL;
+	int64_t id, ids[COMPARE_MAX_JOBS];
+	size_t	i;
+	int	rc;
+
+	if (a->q.njobs == 0) {
+		if ((id = db_samples_latest_job(db, &cause)) <= 0) {
+			rc = id == 0 ? cli_error(CLI_EXIT_FAIL,
+					   "no done job has samples yet")
+				     : cli_error(CLI_EXIT_FAIL, "%s", cause);
+			free(cause);
+			return rc;
+		}
+		a->jobs[a->q.njobs++] = id;
+		fprintf(stderr,
+		    "hilab: compare: job %lld, the newest done job "
+		    "with samples\n",
+		    (long long)id);
+		return CLI_EXIT_OK;
+	}
+	for (i = 0; i < a->q.njobs; i++)
+		ids[i] = a->jobs[i];
+	rc = db_jobs_missing(db, ids, a->q.njobs, &id, &cause);
+	if (rc == -1) {
+		rc = cli_error(CLI_EXIT_FAIL, "%s", cause);
+		free(cause);
+		return rc;
+	}
+	if (rc == 1)
+		return cli_usage_error("--job %lld: no such job",
+		    (long long)id);
+	return CLI_EXIT_OK;
+}
+
 int
 cmd_compare(const struct cli_options *o, int argc, char **argv)
 {
@@ -129,11 +181,12 @@ cmd_compare(const struct cli_options *o, int argc, char **argv)
 		return rc;
 	if ((db = cli_db_open(o, false)) == NULL)
 		return CLI_EXIT_UNAVAILABLE;
-	if (a.q.njobs == 0 &&
-	    (a.jobs[a.q.njobs++] = select_latest_job(db)) == -1)
-		rc = cli_error(CLI_EXIT_FAIL, "no job has samples yet");
-	else if (select_tables(db, &a.q, &r, &cause) == -1)
-		rc = cli_error(CLI_EXIT_FAIL, "%s", cause);
+	if ((rc = compare_jobs(db, &a)) != CLI_EXIT_OK)
+		;
+	else if ((rc = select_tables(db, &a.q, &r, &cause)) < 0)
+		rc = cli_error(rc == SELECT_REFUSED ? CLI_EXIT_USAGE
+						    : CLI_EXIT_FAIL,
+		    "%s", cause);
 	else if (r.n == 0)
 		rc = cli_error(CLI_EXIT_FAIL, "no samples match");
 	else

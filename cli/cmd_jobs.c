@@ -9,7 +9,25 @@
 #include "common/control.h"
 #include "db/db.h"
 #include "jobs/job.h"
+#include "jobs/plan.h"
 #include "machines/inventory.h"
+
+/* Warns, line by line, of parser_samples that lack a required metric. */
+static void
+jobs_check_samples(const char *path, const struct job *job)
+{
+	char  *msg, *line, *save = NULL;
+	size_t i;
+
+	for (i = 0; i < job->nbenchmarks; i++) {
+		if ((msg = plan_check_sample(&job->benchmarks[i])) == NULL)
+			continue;
+		for (line = strtok_r(msg, "\n", &save); line != NULL;
+		     line = strtok_r(NULL, "\n", &save))
+			fprintf(stderr, "%s: warning: %s\n", path, line);
+		free(msg);
+	}
+}
 
 /* Loads and validates a job file against the catalog and inventory. */
 static struct job *
@@ -23,7 +41,8 @@ jobs_load(const struct cli_options *o, const char *path)
 	if ((cat = catalog_load(o->catalog_dir, &cause)) == NULL ||
 	    (inv = inventory_load(o->machines_dir, &cause)) == NULL)
 		goto out;
-	job = job_load(path, cat, inv, &cause);
+	if ((job = job_load(path, cat, inv, &cause)) != NULL)
+		jobs_check_samples(path, job);
 out:
 	if (cause != NULL)
 		fprintf(stderr, "%s\n", cause);

@@ -118,7 +118,7 @@ cmd_plot(const struct cli_options *o, int argc, char **argv)
 		return CLI_EXIT_UNAVAILABLE;
 	q.jobs = &a.job;
 	q.benchmark = a.benchmark;
-	if (select_tables(db, &q, &r, &cause) == -1)
+	if (select_tables(db, &q, &r, &cause) < 0)
 		rc = cli_error(CLI_EXIT_FAIL, "%s", cause);
 	else if (r.n == 0)
 		rc = cli_error(CLI_EXIT_FAIL, "job %lld: no samples match",

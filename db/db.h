@@ -326,9 +326,17 @@ int db_metric_upsert(struct db *, const char *name, const char *unit,
 struct db_job_sample {
 	const char *benchmark;
 	const char *metric;
-	const char *unit;      /* of the metrics table, or "" */
-	const char *direction; /* "higher", "lower" (the default) */
-	const char *statistic; /* amean (the default), hmean, ... */
+	/*
+	 * The meaning the sample's own job declares for the metric (its
+	 * name, else the first pattern with '*' that matches it): for an
+	 * undeclared metric unit and direction are "", statistic "amean",
+	 * label NULL and position LONG_MAX.
+	 */
+	const char *unit;
+	const char *direction; /* "higher", "lower" or "" (unknown) */
+	const char *statistic; /* amean, hmean, gmean, median */
+	const char *label;     /* the row label the job gives, or NULL */
+	long	    position;  /* place among the benchmark's metrics */
 	const char *params;
 	const char *kernel; /* the kernel's name */
 	const char *machine;
@@ -346,25 +354,29 @@ typedef void (*db_sample_cb)(const struct db_job_sample *, void *arg);
 /*
  * Calls cb for every sample that counts of the jobs (of one benchmark and
  * one metric unless NULL) in the order tables show them: by benchmark,
- * metric, job, the kernel's place in its job, round, position, iteration
- * (then run and repeat).  cb must not use the db.  Returns 0 or -1.
+ * metric, the jobs in the order given, the kernel's place in its job,
+ * round, position, iteration (then run and repeat).  cb must not use the
+ * db.  Returns 0 or -1.
  */
 int db_samples_of_jobs(struct db *, const int64_t *jobs, size_t njobs,
     const char *benchmark, const char *metric, db_sample_cb cb, void *arg,
     char **cause);
-/* The newest job with a sample that counts; 0 if none, -1 on error. */
+/*
+ * Whether a declared metric name (a name, or a pattern with '*') declares
+ * name: 2 as itself, 1 as a matching pattern, 0 not.
+ */
+int db_metric_match(const char *declared, const char *name);
+/* The newest done job with a sample that counts; 0 if none, -1 on error. */
 int64_t db_samples_latest_job(struct db *, char **cause);
+/*
+ * The first of the jobs (in the order given) the database does not have:
+ * 1 and *missing, 0 when it has them all, -1 on error.
+ */
+int db_jobs_missing(struct db *, const int64_t *jobs, size_t njobs,
+    int64_t *missing, char **cause);
 /* How many kernels (by name) and machines the runs of the jobs have. */
 int db_jobs_count(struct db *, const int64_t *jobs, size_t njobs, int *kernels,
     int *machines, char **cause);
-/*
- * The label (NULL if none; caller frees) and place among its benchmark's
- * metrics of a metric in the first of the jobs that lists it, one that
- * labels it first: 1, 0 when no job lists it, -1 on error.
- */
-int db_metric_place(struct db *, const int64_t *jobs, size_t njobs,
-    const char *benchmark, const char *metric, char **label, long *position,
-    char **cause);
 
 /* What a job's report shows besides its tables (db/report.c). */
 struct db_job_facts {

@@ -1,10 +1,14 @@
 /*
  * What comparison tables and sweeps read: the samples that count (one
- * rule, DB_SAMPLES_COUNT: runs done and not superseded), the newest job
- * that has any, how many kernels and machines a selection spans, and
- * where its jobs list a metric.
+ * rule, DB_SAMPLES_COUNT: runs done and not superseded) with the meaning
+ * their own job declares for them, the newest done job that has any, the
+ * jobs a database lacks, and how many kernels and machines a selection
+ * spans.
  */
+#include <fnmatch.h>
+#include <limits.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "common/xmalloc.h"
 #include "db/db_int.h"
@@ -13,9 +17,6 @@
 enum {
 	SEL_BENCHMARK,
 	SEL_METRIC,
-	SEL_UNIT,
-	SEL_DIRECTION,
-	SEL_STATISTIC,
 	SEL_PARAMS,
 	SEL_KERNEL,
 	SEL_MACHINE,
@@ -71,15 +72,142 @@ selection_text(sqlite3_stmt *s, int col)
 	return t != NULL ? t : "";
 }
 
-/* Fills a sample from a row of the samples query. */
-static void
-selection_read(sqlite3_stmt *s, struct db_job_sample *x)
+/* A text column, or NULL for SQL NULL. */
+static const char *
+selection_opt(sqlite3_stmt *s, int col)
 {
+	return (const char *)sqlite3_column_text(s, col);
+}
+
+/* One metric a job declares for one of its benchmarks. */
+struct selection_decl {
+	int64_t job;
+	char   *benchmark;
+	char   *name; /* a name, or a pattern with '*' */
+	char   *unit;
+	char   *direction;
+	char   *statistic;
+	char   *label;
+	long	position; /* in the benchmark's metrics */
+};
+
+/* The declarations of the selected jobs and the last one looked up. */
+struct selection_decls {
+	struct selection_decl *v;
+	size_t		       n;
+	int64_t		       job; /* the key of last */
+	char		      *benchmark;
+	char		      *metric;
+	long		       last; /* index into v, or -1 */
+};
+
+/* Whether a declared metric name declares name; see db.h. */
+int
+db_metric_match(const char *declared, const char *name)
+{
+	if (strcmp(declared, name) == 0)
+		return 2;
+	return strchr(declared, '*') != NULL && fnmatch(declared, name, 0) == 0;
+}
+
+/* Reads every metric the jobs declare, in the order they declare them. */
+static int
+selection_decls_read(struct db *db, const int64_t *jobs, size_t njobs,
+    struct selection_decls *d, char **cause)
+{
+	static const char sql[] =
+	    "SELECT job, benchmark, name, unit, direction, statistic, label, "
+	    "position FROM v_declared "
+	    "WHERE job IN (SELECT value FROM json_each(?1)) ORDER BY job, slot";
+	struct selection_decl *x;
+	sqlite3_stmt	      *s;
+	char		      *ids;
+	int		       rc;
+
+	if ((s = selection_stmt(db, sql, jobs, njobs, &ids, cause)) == NULL)
+		return -1;
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		d->v = xreallocarray(d->v, d->n + 1, sizeof *d->v);
+		x = &d->v[d->n++];
+		x->job = sqlite3_column_int64(s, 0);
+		x->benchmark = xstrdup(selection_text(s, 1));
+		x->name = xstrdup(selection_text(s, 2));
+		x->unit = xstrdup(selection_text(s, 3));
+		x->direction = xstrdup(selection_text(s, 4));
+		x->statistic = xstrdup(selection_text(s, 5));
+		x->label = db_column_text(s, 6);
+		x->position = (long)sqlite3_column_int64(s, 7);
+	}
+	sqlite3_reset(s);
+	free(ids);
+	if (rc != SQLITE_DONE)
+		return db_fail(db, cause, "read declared metrics");
+	return 0;
+}
+
+/* Frees the declarations. */
+static void
+selection_decls_free(struct selection_decls *d)
+{
+	size_t i;
+
+	for (i = 0; i < d->n; i++) {
+		free(d->v[i].benchmark);
+		free(d->v[i].name);
+		free(d->v[i].unit);
+		free(d->v[i].direction);
+		free(d->v[i].statistic);
+		free(d->v[i].label);
+	}
+	free(d->v);
+	free(d->benchmark);
+	free(d->metric);
+}
+
+/*
+ * The declaration of a metric of a job's benchmark: the one of its name,
+ * else the first pattern that matches it; -1 when the job declares none.
+ */
+static long
+selection_decl_find(struct selection_decls *d, int64_t job,
+    const char *benchmark, const char *metric)
+{
+	long   best = -1;
+	size_t i;
+	int    m, best_m = 0;
+
+	if (d->benchmark != NULL && d->job == job &&
+	    strcmp(d->benchmark, benchmark) == 0 &&
+	    strcmp(d->metric, metric) == 0)
+		return d->last;
+	for (i = 0; i < d->n && best_m < 2; i++) {
+		if (d->v[i].job != job ||
+		    strcmp(d->v[i].benchmark, benchmark) != 0)
+			continue;
+		if ((m = db_metric_match(d->v[i].name, metric)) > best_m) {
+			best = (long)i;
+			best_m = m;
+		}
+	}
+	free(d->benchmark);
+	free(d->metric);
+	d->job = job;
+	d->benchmark = xstrdup(benchmark);
+	d->metric = xstrdup(metric);
+	d->last = best;
+	return best;
+}
+
+/* Fills a sample from a row of the samples query and its declaration. */
+static void
+selection_read(sqlite3_stmt *s, struct selection_decls *d,
+    struct db_job_sample *x)
+{
+	const struct selection_decl *m;
+	long			     i;
+
 	x->benchmark = selection_text(s, SEL_BENCHMARK);
 	x->metric = selection_text(s, SEL_METRIC);
-	x->unit = selection_text(s, SEL_UNIT);
-	x->direction = selection_text(s, SEL_DIRECTION);
-	x->statistic = selection_text(s, SEL_STATISTIC);
 	x->params = selection_text(s, SEL_PARAMS);
 	x->kernel = selection_text(s, SEL_KERNEL);
 	x->machine = selection_text(s, SEL_MACHINE);
@@ -87,8 +215,15 @@ selection_read(sqlite3_stmt *s, struct db_job_sample *x)
 	x->run = sqlite3_column_int64(s, SEL_RUN);
 	x->boot = sqlite3_column_int(s, SEL_BOOT);
 	x->value = sqlite3_column_double(s, SEL_VALUE);
-	x->facts = (const char *)sqlite3_column_text(s, SEL_FACTS);
-	x->cmdline = (const char *)sqlite3_column_text(s, SEL_CMDLINE);
+	x->facts = selection_opt(s, SEL_FACTS);
+	x->cmdline = selection_opt(s, SEL_CMDLINE);
+	i = selection_decl_find(d, x->job, x->benchmark, x->metric);
+	m = i >= 0 ? &d->v[i] : NULL;
+	x->unit = m != NULL ? m->unit : "";
+	x->direction = m != NULL ? m->direction : "";
+	x->statistic = m != NULL ? m->statistic : "amean";
+	x->label = m != NULL ? m->label : NULL;
+	x->position = m != NULL ? m->position : LONG_MAX;
 }
 
 /* Calls cb for every sample that counts; see db.h. */
@@ -98,50 +233,54 @@ db_samples_of_jobs(struct db *db, const int64_t *jobs, size_t njobs,
     char **cause)
 {
 	static const char sql[] =
-	    "SELECT r.benchmark, s.metric, "
-	    "COALESCE(m.unit, ''), COALESCE(m.direction, 'lower'), "
-	    "COALESCE(m.statistic, 'amean'), r.params, k.name, r.machine, "
+	    "SELECT r.benchmark, s.metric, r.params, k.name, r.machine, "
 	    "r.job, r.id, r.boot, s.value, r.facts, k.cmdline "
 	    "FROM samples s JOIN runs r ON r.id = s.run "
 	    "JOIN kernels k ON k.id = r.kernel "
-	    "LEFT JOIN metrics m ON m.name = s.metric "
 	    "WHERE r.job IN (SELECT value FROM json_each(?1)) "
 	    "AND " DB_SAMPLES_COUNT "AND (?2 IS NULL OR r.benchmark = ?2) "
 	    "AND (?3 IS NULL OR s.metric = ?3) "
-	    "ORDER BY r.benchmark, s.metric, r.job, "
-	    /* the job's own kernel order: its first kernel is the base */
+	    "ORDER BY r.benchmark, s.metric, "
+	    /* the jobs in the order given, each in its own kernel order */
+	    "(SELECT MIN(CAST(key AS INTEGER)) FROM json_each(?1) "
+	    "WHERE value = r.job), "
 	    "(SELECT CAST(e.key AS INTEGER) FROM jobs j, "
 	    "json_each(j.spec, '$.kernels') e WHERE j.id = r.job AND "
 	    "json_extract(e.value, '$.name') = k.name), "
 	    "r.round, r.position, s.iteration, r.id, s.repeat";
-	struct db_job_sample x;
-	sqlite3_stmt	    *s;
-	char		    *ids;
-	int		     rc;
+	struct selection_decls d = { .last = -1 };
+	struct db_job_sample   x;
+	sqlite3_stmt	      *s;
+	char		      *ids = NULL;
+	int		       rc = SQLITE_ERROR;
 
+	if (selection_decls_read(db, jobs, njobs, &d, cause) == -1)
+		goto out;
 	if ((s = selection_stmt(db, sql, jobs, njobs, &ids, cause)) == NULL)
-		return -1;
+		goto out;
 	db_bind_text(s, 2, benchmark);
 	db_bind_text(s, 3, metric);
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		selection_read(s, &x);
+		selection_read(s, &d, &x);
 		cb(&x, arg);
 	}
+	sqlite3_reset(s);
 	if (rc != SQLITE_DONE)
 		db_fail(db, cause, "select samples");
-	sqlite3_reset(s);
+out:
 	free(ids);
+	selection_decls_free(&d);
 	return rc == SQLITE_DONE ? 0 : -1;
 }
 
-/* The newest job with a sample that counts; see db.h. */
+/* The newest done job with a sample that counts; see db.h. */
 int64_t
 db_samples_latest_job(struct db *db, char **cause)
 {
 	static const char sql[] =
-	    "SELECT MAX(r.job) FROM runs r "
-	    "WHERE " DB_SAMPLES_COUNT "AND EXISTS (SELECT 1 FROM samples s "
-	    "WHERE s.run = r.id)";
+	    "SELECT MAX(r.job) FROM runs r JOIN jobs j ON j.id = r.job "
+	    "WHERE j.state = 'done' AND " DB_SAMPLES_COUNT
+	    "AND EXISTS (SELECT 1 FROM samples s WHERE s.run = r.id)";
 	sqlite3_stmt *s;
 	int64_t	      id = 0;
 	int	      rc;
@@ -150,10 +289,32 @@ db_samples_latest_job(struct db *db, char **cause)
 		return -1;
 	if ((rc = sqlite3_step(s)) == SQLITE_ROW)
 		id = sqlite3_column_int64(s, 0);
-	else
-		db_fail(db, cause, "latest job");
 	sqlite3_reset(s);
-	return rc == SQLITE_ROW ? id : -1;
+	return rc == SQLITE_ROW ? id : db_fail(db, cause, "latest job");
+}
+
+/* The first of the jobs the database does not have; see db.h. */
+int
+db_jobs_missing(struct db *db, const int64_t *jobs, size_t njobs,
+    int64_t *missing, char **cause)
+{
+	static const char sql[] =
+	    "SELECT CAST(e.value AS INTEGER) FROM json_each(?1) e "
+	    "WHERE NOT EXISTS (SELECT 1 FROM jobs j WHERE j.id = e.value) "
+	    "ORDER BY CAST(e.key AS INTEGER) LIMIT 1";
+	sqlite3_stmt *s;
+	char	     *ids;
+	int	      rc;
+
+	if ((s = selection_stmt(db, sql, jobs, njobs, &ids, cause)) == NULL)
+		return -1;
+	if ((rc = sqlite3_step(s)) == SQLITE_ROW)
+		*missing = sqlite3_column_int64(s, 0);
+	sqlite3_reset(s);
+	free(ids);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return db_fail(db, cause, "find jobs");
+	return rc == SQLITE_ROW;
 }
 
 /* How many kernels and machines the runs of the jobs have. */
@@ -180,39 +341,4 @@ db_jobs_count(struct db *db, const int64_t *jobs, size_t njobs, int *kernels,
 	sqlite3_reset(s);
 	free(ids);
 	return rc == SQLITE_ROW ? 0 : -1;
-}
-
-/* Where the first of the jobs that lists a metric lists it; see db.h. */
-int
-db_metric_place(struct db *db, const int64_t *jobs, size_t njobs,
-    const char *benchmark, const char *metric, char **label, long *position,
-    char **cause)
-{
-	static const char sql[] =
-	    "SELECT json_extract(m.value, "
-	    "'$.label'), CAST(m.key AS INTEGER) FROM jobs j, "
-	    "json_each(j.spec, '$.benchmarks') b, "
-	    "json_each(b.value, '$.metrics') m "
-	    "WHERE j.id IN (SELECT value FROM json_each(?1)) "
-	    "AND json_extract(b.value, '$.name') = ?2 "
-	    "AND json_extract(m.value, '$.name') = ?3 "
-	    "ORDER BY json_extract(m.value, '$.label') IS NULL, j.id LIMIT 1";
-	sqlite3_stmt *s;
-	char	     *ids;
-	int	      rc;
-
-	*label = NULL;
-	if ((s = selection_stmt(db, sql, jobs, njobs, &ids, cause)) == NULL)
-		return -1;
-	db_bind_text(s, 2, benchmark);
-	db_bind_text(s, 3, metric);
-	if ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		if (sqlite3_column_type(s, 0) == SQLITE_TEXT)
-			*label = db_column_text(s, 0);
-		*position = (long)sqlite3_column_int64(s, 1);
-	} else if (rc != SQLITE_DONE)
-		db_fail(db, cause, "metric labels");
-	sqlite3_reset(s);
-	free(ids);
-	return rc == SQLITE_ROW ? 1 : rc == SQLITE_DONE ? 0 : -1;
 }

@@ -1,5 +1,6 @@
 /* Results from agents into SQLite: raw output first, then samples. */
 #include <jansson.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -77,7 +78,79 @@ ingest_repeat(const struct parse_result *res, size_t i)
 	return n;
 }
 
-/* Parses a measured iteration's output into samples, repeats numbered. */
+/* Whether res holds a value of metric name. */
+static bool
+ingest_found(const struct parse_result *res, const char *name)
+{
+	size_t i;
+
+	for (i = 0; res != NULL && i < res->n; i++)
+		if (strcmp(res->v[i].name, name) == 0)
+			return true;
+	return false;
+}
+
+/*
+ * Says which required metrics of the run res lacks (all of them when res
+ * is NULL: the parser failed), or NULL: the first in full, the others by
+ * name.
+ */
+static char *
+ingest_missing(const struct plan_run *p, const struct parse_result *res)
+{
+	char  *first = NULL, *more = NULL, *next, *msg;
+	size_t i;
+
+	for (i = 0; p->metrics != NULL && p->metrics[i] != NULL; i++) {
+		if (ingest_found(res, p->metrics[i]))
+			continue;
+		if (first == NULL) {
+			first = plan_missing(p->parser, p->parser_args,
+			    p->metrics[i]);
+			continue;
+		}
+		next = xasprintf("%s%s\"%s\"", more ? more : "",
+		    more ? ", " : "", p->metrics[i]);
+		free(more);
+		more = next;
+	}
+	if (first == NULL || more == NULL)
+		return first;
+	msg = xasprintf("%s (nor of %s)", first, more);
+	free(first);
+	free(more);
+	return msg;
+}
+
+/*
+ * Says why a measured iteration's output is not good enough: the parser
+ * failed (why), or it lacks a required metric; NULL if neither.
+ */
+static char *
+ingest_parse_problem(const struct plan_run *p, const struct agent_result *r,
+    const struct parse_result *res, const char *why)
+{
+	char *miss = ingest_missing(p, why != NULL ? NULL : res), *s;
+
+	if (why == NULL && miss == NULL)
+		return NULL;
+	if (miss == NULL)
+		s = xasprintf("iteration %llu: %s", (unsigned long long)r->seq,
+		    why);
+	else if (why == NULL)
+		s = xasprintf("iteration %llu: %s in the output",
+		    (unsigned long long)r->seq, miss);
+	else
+		s = xasprintf("iteration %llu: %s in the output: %s",
+		    (unsigned long long)r->seq, miss, why);
+	free(miss);
+	return s;
+}
+
+/*
+ * Parses a measured iteration's output into samples, repeats numbered;
+ * the samples found are kept even when a required metric is missing.
+ */
 static int
 ingest_samples(struct db *db, int64_t run, const struct plan_run *p,
     const struct agent_result *r, char **problem, char **cause)
@@ -90,8 +163,7 @@ ingest_samples(struct db *db, int64_t run, const struct plan_run *p,
 
 	if (parse_output(p->parser, p->parser_args, r->output, r->output_len,
 		&res, &why) == -1) {
-		*problem = xasprintf("iteration %llu: %s",
-		    (unsigned long long)r->seq, why);
+		*problem = ingest_parse_problem(p, r, NULL, why);
 		free(why);
 		return 0;
 	}
@@ -106,6 +178,8 @@ ingest_samples(struct db *db, int64_t run, const struct plan_run *p,
 	}
 	if (db_samples_insert(db, s, n, cause) == -1)
 		rc = -1;
+	else
+		*problem = ingest_parse_problem(p, r, &res, NULL);
 	free(s);
 	parse_result_clear(&res);
 	return rc;

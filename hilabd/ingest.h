@@ -13,8 +13,9 @@ struct plan_run;
  * Stores one iteration's result and, for a measured iteration, the
  * metrics its parser finds, in one transaction.  Returns -1 with *cause
  * if the database failed.  An iteration that failed (non-zero exit,
- * timeout, output the parser cannot read) is stored all the same and
- * *problem says why (caller frees; left NULL when it went well).
+ * timeout, output the parser cannot read, or output without a metric the
+ * run requires, plan_run.metrics) is stored all the same, with the samples
+ * found, and *problem says why (caller frees; left NULL when it went well).
  */
 int ingest_result(struct db *, int64_t	run, const struct plan_run *,
     const struct agent_result *, char **problem, char **cause);

@@ -15,7 +15,10 @@
 #include "jobs/plan.h"
 #include "machines/inventory.h"
 
-/* Records the metrics of every benchmark so tables know their meaning. */
+/*
+ * Caches the last declaration of every metric name for people reading the
+ * database by hand (tables read each job's own; patterns are not names).
+ */
 static int
 planner_add_metrics(struct db *db, const struct job *job, char **cause)
 {
@@ -25,6 +28,8 @@ planner_add_metrics(struct db *db, const struct job *job, char **cause)
 	for (i = 0; i < job->nbenchmarks; i++) {
 		b = &job->benchmarks[i];
 		for (j = 0; j < b->nmetrics; j++) {
+			if (strchr(b->metrics[j].name, '*') != NULL)
+				continue;
 			if (db_metric_upsert(db, b->metrics[j].name,
 				b->metrics[j].unit, b->metrics[j].direction,
 				b->metrics[j].statistic, cause) == -1)

@@ -32,9 +32,10 @@ enum { SW_MACHINE, SW_KERNEL, SW_BENCHMARK, SW_PARAMS, SW_METRIC, SW_NKEY };
 
 /* The samples of one comparison key: [0] the base job, [1] the new one. */
 struct sweeper_group {
-	char   *key[SW_NKEY];
-	char   *unit;
-	bool	higher;
+	char		*key[SW_NKEY];
+	char		*unit;
+	enum compare_dir dir; /* unknown when a job does not declare it or
+				 the two jobs declare it differently */
 	char   *statistic;
 	double *x[2];
 	size_t	n[2];
@@ -109,7 +110,7 @@ sweeper_group(struct sweeper_gather *w, const struct db_job_sample *x)
 	for (k = 0; k < SW_NKEY; k++)
 		g->key[k] = xstrdup(key[k]);
 	g->unit = xstrdup(x->unit);
-	g->higher = strcmp(x->direction, "higher") == 0;
+	g->dir = compare_dir_parse(x->direction);
 	g->statistic = xstrdup(x->statistic);
 	return g;
 }
@@ -122,6 +123,9 @@ sweeper_sample_cb(const struct db_job_sample *x, void *arg)
 	struct sweeper_group  *g = sweeper_group(w, x);
 	int		       side = x->job == w->job;
 
+	if (compare_dir_parse(x->direction) != g->dir ||
+	    strcmp(x->unit, g->unit) != 0)
+		g->dir = COMPARE_DIR_UNKNOWN;
 	g->x[side] =
 	    xreallocarray(g->x[side], g->n[side] + 1, sizeof *g->x[side]);
 	g->x[side][g->n[side]++] = x->value;
@@ -187,7 +191,7 @@ sweeper_group_test(struct db *db, int64_t sweep, const char *name, int64_t job,
 		return 0;
 	compare_stat_parse(g->statistic, &stat);
 	t = compare_table_new(g->key[SW_BENCHMARK], g->key[SW_METRIC], g->unit,
-	    g->higher ? COMPARE_HIGHER_BETTER : COMPARE_LOWER_BETTER, stat);
+	    g->dir, stat);
 	compare_table_add_column(t, "base");
 	compare_table_add_column(t, "new");
 	compare_table_add_row(t, g->key[SW_PARAMS]);

@@ -18,7 +18,10 @@ void sweeper_tick(struct daemon *, struct db *);
  * Compares job with base, the sweep's done job before it, per (machine,
  * kernel, benchmark, params, metric) on the samples that count (those of
  * hilab compare, db_samples_of_jobs): a warn event for each metric worse
- * with p < STATS_ALPHA, then an info event with the counts.  Returns how
+ * with p < STATS_ALPHA, then an info event with the counts.  A metric
+ * worse means worse in the direction both jobs declare for it: one that a
+ * job does not declare, or the two declare differently, is never flagged.
+ * Returns how
  * many got worse, or -1 with *cause.
  */
 int sweeper_compare(struct db *, int64_t sweep, const char *name, int64_t base,

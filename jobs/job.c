@@ -302,6 +302,13 @@ job_find_kernel(const struct job *job, const char *name)
 	return NULL;
 }
 
+/* Whether every measured iteration must produce the metric. */
+bool
+job_metric_required(const struct job_metric *m)
+{
+	return !m->optional && strchr(m->name, '*') == NULL;
+}
+
 /* Frees the contents of a benchmark. */
 static void
 job_benchmark_clear(struct job_benchmark *b)
@@ -319,6 +326,7 @@ job_benchmark_clear(struct job_benchmark *b)
 	conf_strv_free(b->argv);
 	free(b->parser);
 	free(b->parser_args);
+	free(b->parser_sample);
 	for (i = 0; i < b->nmetrics; i++) {
 		free(b->metrics[i].name);
 		free(b->metrics[i].unit);

@@ -69,12 +69,18 @@ struct job_param {
 	size_t nvalues;
 };
 
+/*
+ * A declared metric.  A name with '*' is a pattern (fnmatch, flags 0)
+ * declaring every emitted name it matches.  Every measured iteration must
+ * produce each metric that is neither optional nor a pattern.
+ */
 struct job_metric {
 	char *name;
 	char *unit;
 	char *direction; /* "lower" or "higher" is better */
 	char *statistic; /* amean, hmean, gmean, median */
 	char *label;	 /* row label in tables, or NULL */
+	bool  optional;	 /* a run need not produce it */
 };
 
 /* How a catalog benchmark's tool gets onto a host; NULLs if not said. */
@@ -108,7 +114,8 @@ struct job_benchmark {
 	long		   timeout_ms; /* per iteration */
 	char		 **argv;
 	char		  *parser;
-	char		  *parser_args; /* NULL if none */
+	char		  *parser_args;	  /* NULL if none */
+	char		  *parser_sample; /* a line of output, or NULL */
 	struct job_metric *metrics;
 	size_t		   nmetrics;
 	struct job_install install; /* catalog entries only */
@@ -151,6 +158,9 @@ struct job *job_from_json(const char *json, char **cause);
  */
 void job_print(FILE *, const struct job *);
 void job_free(struct job *);
+
+/* Whether every measured iteration must produce the metric. */
+bool job_metric_required(const struct job_metric *);
 
 const char *job_order_name(enum job_order);
 const char *job_kernel_kind_name(enum job_kernel_kind);

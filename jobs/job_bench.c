@@ -153,6 +153,9 @@ static const struct conf_key job_bench_keys[] = {
 	{ .name = "parser_args",
 	    .parse = conf_parse_str,
 	    .off = BEN(parser_args) },
+	{ .name = "parser_sample",
+	    .parse = conf_parse_str,
+	    .off = BEN(parser_sample) },
 	{ .name = "metrics", .parse = conf_parse_node, .off = BIN(metrics) },
 	{ .name = NULL },
 };
@@ -186,6 +189,7 @@ job_metrics_add(struct job_benchmark *b, const struct catalog_metric *cm,
 		m->direction = xstrdup(catalog_direction_name(cm[i].direction));
 		m->statistic = xstrdup(catalog_statistic_name(cm[i].statistic));
 		m->label = cm[i].label ? xstrdup(cm[i].label) : NULL;
+		m->optional = cm[i].optional;
 	}
 }
 
@@ -273,8 +277,8 @@ job_check_custom(struct conf_file *f, yaml_node_t *n, struct job_bench_in *in)
 static void
 job_check_not_custom(struct conf_file *f, yaml_node_t *n)
 {
-	static const char *only[] = { "parser", "parser_args", "metrics",
-		NULL };
+	static const char *only[] = { "parser", "parser_args", "parser_sample",
+		"metrics", NULL };
 	yaml_node_pair_t  *p;
 	size_t		   i;
 
@@ -375,6 +379,9 @@ job_resolve_copy(const struct catalog_benchmark *cb, struct job_benchmark *b)
 	conf_set_str(&b->parser, cb->parser);
 	free(b->parser_args);
 	b->parser_args = cb->parser_args ? xstrdup(cb->parser_args) : NULL;
+	free(b->parser_sample);
+	b->parser_sample =
+	    cb->parser_sample ? xstrdup(cb->parser_sample) : NULL;
 	job_metrics_add(b, cb->metrics, cb->nmetrics);
 	if (b->iterations == -1)
 		b->iterations = (int)cb->iterations;

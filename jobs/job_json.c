@@ -86,6 +86,8 @@ job_json_metrics(const struct job_benchmark *b)
 		    b->metrics[i].direction, "statistic",
 		    b->metrics[i].statistic);
 		job_json_set_str(o, "label", b->metrics[i].label);
+		if (b->metrics[i].optional)
+			json_object_set_new(o, "optional", json_true());
 		json_array_append_new(a, o);
 	}
 	return a;
@@ -151,6 +153,7 @@ job_json_benchmark(const struct job_benchmark *b)
 	json_object_set_new(o, "command", job_json_strings(b->argv, argc));
 	json_object_set_new(o, "parser", json_string(b->parser));
 	job_json_set_str(o, "parser_args", b->parser_args);
+	job_json_set_str(o, "parser_sample", b->parser_sample);
 	json_object_set_new(o, "metrics", job_json_metrics(b));
 	job_json_setup(o, b);
 	return o;
@@ -362,6 +365,7 @@ job_json_metrics_get(json_t *a, struct job_benchmark *b, char **cause)
 	json_error_t	   err;
 	json_t		  *item;
 	size_t		   i;
+	int		   optional = 0;
 
 	if (!json_is_array(a) || json_array_size(a) == 0)
 		return job_json_fail(cause, "metrics", "expected an array");
@@ -369,9 +373,9 @@ job_json_metrics_get(json_t *a, struct job_benchmark *b, char **cause)
 	json_array_foreach(a, i, item)
 	{
 		if (json_unpack_ex(item, &err, JSON_STRICT,
-			"{s:s, s:s, s:s, s:s, s?:s}", "name", &name, "unit",
-			&unit, "direction", &dir, "statistic", &stat, "label",
-			&label) != 0)
+			"{s:s, s:s, s:s, s:s, s?:s, s?b}", "name", &name,
+			"unit", &unit, "direction", &dir, "statistic", &stat,
+			"label", &label, "optional", &optional) != 0)
 			return job_json_fail(cause, "metric", err.text);
 		m = &b->metrics[b->nmetrics++];
 		m->name = xstrdup(name);
@@ -379,7 +383,9 @@ job_json_metrics_get(json_t *a, struct job_benchmark *b, char **cause)
 		m->direction = xstrdup(dir);
 		m->statistic = xstrdup(stat);
 		m->label = label != NULL ? xstrdup(label) : NULL;
+		m->optional = optional;
 		label = NULL;
+		optional = 0;
 	}
 	return 0;
 }
@@ -392,7 +398,7 @@ job_json_resolved_get(json_t *cmd, json_t *metrics, struct job_benchmark *b,
 	size_t argc = 0;
 
 	if (cmd == NULL && metrics == NULL && b->parser == NULL &&
-	    b->parser_args == NULL)
+	    b->parser_args == NULL && b->parser_sample == NULL)
 		return 0; /* not resolved against a catalog */
 	if (cmd == NULL || metrics == NULL || b->parser == NULL ||
 	    b->iterations < 1 || b->warmups < 0 || b->timeout_ms < 1)
@@ -441,7 +447,7 @@ job_json_setup_get(json_t *in, json_t *sv, struct job_benchmark *b,
 static int
 job_json_benchmark_get(json_t *o, struct job_benchmark *b, char **cause)
 {
-	const char  *name, *parser = NULL, *args = NULL;
+	const char  *name, *parser = NULL, *args = NULL, *sample = NULL;
 	json_t	    *params, *cmd = NULL, *metrics = NULL;
 	json_t	    *install = NULL, *server = NULL;
 	json_error_t err;
@@ -450,18 +456,20 @@ job_json_benchmark_get(json_t *o, struct job_benchmark *b, char **cause)
 
 	b->iterations = b->warmups = -1;
 	if (json_unpack_ex(o, &err, JSON_STRICT,
-		"{s:s, s:b, s:o, s?i, s?i, s?I, s?o, s?s, s?s, s?o, s?o, s?o}",
+		"{s:s, s:b, s:o, s?i, s?i, s?I, s?o, s?s, s?s, s?s, s?o, s?o, "
+		"s?o}",
 		"name", &name, "custom", &custom, "params", &params,
 		"iterations", &b->iterations, "warmups", &b->warmups,
 		"timeout_ms", &timeout, "command", &cmd, "parser", &parser,
-		"parser_args", &args, "metrics", &metrics, "install", &install,
-		"server", &server) != 0)
+		"parser_args", &args, "parser_sample", &sample, "metrics",
+		&metrics, "install", &install, "server", &server) != 0)
 		return job_json_fail(cause, "benchmark", err.text);
 	b->name = xstrdup(name);
 	b->custom = custom;
 	b->timeout_ms = (long)timeout;
 	b->parser = job_json_dup(parser);
 	b->parser_args = job_json_dup(args);
+	b->parser_sample = job_json_dup(sample);
 	if (job_json_params_get(params, b, cause) == -1 ||
 	    job_json_setup_get(install, server, b, cause) == -1)
 		return -1;

@@ -122,6 +122,7 @@ job_print_resolved(struct conf_emit *e, const struct job_benchmark *b)
 	conf_emit_strv(e, "command", b->argv, job_print_len(b->argv));
 	conf_emit_str(e, "parser", b->parser);
 	conf_emit_str(e, "parser_args", b->parser_args);
+	conf_emit_str(e, "parser_sample", b->parser_sample);
 	conf_emit_key(e, "metrics");
 	conf_emit_seq(e, false);
 	for (i = 0; i < b->nmetrics; i++) {
@@ -132,6 +133,8 @@ job_print_resolved(struct conf_emit *e, const struct job_benchmark *b)
 		conf_emit_str(e, "direction", m->direction);
 		conf_emit_str(e, "statistic", m->statistic);
 		conf_emit_str(e, "label", m->label);
+		if (m->optional)
+			conf_emit_bool(e, "optional", true);
 		conf_emit_end(e);
 	}
 	conf_emit_end(e);

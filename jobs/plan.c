@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "benchmarks/parse.h"
 #include "common/xmalloc.h"
 #include "jobs/job.h"
 #include "jobs/plan.h"
@@ -220,6 +221,19 @@ plan_combination(const struct job_benchmark *b, size_t c, const char **keys,
 	}
 }
 
+/* Returns the names of the metrics b requires, NULL-terminated. */
+static char **
+plan_required(const struct job_benchmark *b)
+{
+	char **v = xcalloc(b->nmetrics + 1, sizeof *v);
+	size_t i, n = 0;
+
+	for (i = 0; i < b->nmetrics; i++)
+		if (job_metric_required(&b->metrics[i]))
+			v[n++] = xstrdup(b->metrics[i].name);
+	return v;
+}
+
 /* Fills one run of benchmark b at combination c; -1 with *cause. */
 static int
 plan_fill_run(const struct job_benchmark *b, size_t c, struct plan_run *run,
@@ -241,6 +255,7 @@ plan_fill_run(const struct job_benchmark *b, size_t c, struct plan_run *run,
 	run->timeout_ms = b->timeout_ms;
 	run->parser = xstrdup(b->parser);
 	run->parser_args = b->parser_args ? xstrdup(b->parser_args) : NULL;
+	run->metrics = plan_required(b);
 	rc = 0;
 out:
 	free(keys);
@@ -343,7 +358,121 @@ plan_free(struct plan *plan)
 		plan_argv_free(run->argv);
 		free(run->parser);
 		free(run->parser_args);
+		plan_argv_free(run->metrics);
 	}
 	free(plan->runs);
 	memset(plan, 0, sizeof *plan);
+}
+
+/*
+ * Returns the line of a "regex" parser's args that defines metric
+ * ("name=REGEX" or "name[unit]=REGEX", as parse_generic.c reads them), or
+ * NULL (caller frees).
+ */
+static char *
+plan_regex_line(const char *args, const char *metric)
+{
+	const char *line, *end, *eq, *br;
+	size_t	    len;
+
+	for (line = args; line != NULL && *line != '\0'; line = end) {
+		if ((end = strchr(line, '\n')) == NULL)
+			end = line + strlen(line);
+		len = (size_t)(end - line);
+		if (*end == '\n')
+			end++;
+		if ((eq = memchr(line, '=', len)) == NULL)
+			continue;
+		br = memchr(line, '[', (size_t)(eq - line));
+		if (br == NULL || eq[-1] != ']')
+			br = eq;
+		if ((size_t)(br - line) == strlen(metric) &&
+		    strncmp(line, metric, strlen(metric)) == 0)
+			return xstrndup(line, len);
+	}
+	return NULL;
+}
+
+/* Says that parser finds no value of a declared metric. */
+char *
+plan_missing(const char *parser, const char *parser_args, const char *metric)
+{
+	char *line, *s;
+
+	if (strcmp(parser, "regex") != 0)
+		return xasprintf("declared metric \"%s\": parser \"%s\" finds "
+				 "no value of it",
+		    metric, parser);
+	if ((line = plan_regex_line(parser_args, metric)) == NULL)
+		return xasprintf("declared metric \"%s\": parser \"regex\" "
+				 "(no line \"%s=REGEX\" in parser_args) finds "
+				 "no value of it",
+		    metric, metric);
+	s = xasprintf("declared metric \"%s\": parser \"regex\" (%s) finds no "
+		      "value of it",
+	    metric, line);
+	free(line);
+	return s;
+}
+
+/* Whether res holds a value of metric name. */
+static bool
+plan_found(const struct parse_result *res, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < res->n; i++)
+		if (strcmp(res->v[i].name, name) == 0)
+			return true;
+	return false;
+}
+
+/* Appends a line to the growing message *out. */
+static void
+plan_add_line(char **out, char *line)
+{
+	char *next;
+
+	if (*out == NULL) {
+		*out = line;
+		return;
+	}
+	next = xasprintf("%s\n%s", *out, line);
+	free(*out);
+	free(line);
+	*out = next;
+}
+
+/* Parses a benchmark's parser_sample: the required metrics it lacks. */
+char *
+plan_check_sample(const struct job_benchmark *b)
+{
+	struct parse_result res;
+	char		   *text, *why = NULL, *out = NULL, *miss;
+	size_t		    i;
+
+	if (b->parser_sample == NULL || b->parser == NULL)
+		return NULL;
+	text = xasprintf("%s\n", b->parser_sample);
+	parse_output(b->parser, b->parser_args, text, strlen(text), &res, &why);
+	for (i = 0; i < b->nmetrics; i++) {
+		if (!job_metric_required(&b->metrics[i]) ||
+		    plan_found(&res, b->metrics[i].name))
+			continue;
+		miss =
+		    plan_missing(b->parser, b->parser_args, b->metrics[i].name);
+		plan_add_line(&out,
+		    xasprintf("benchmark \"%s\": %s in parser_sample "
+			      "\"%s\"%s%s%s",
+			b->name, miss, b->parser_sample, why ? " (" : "",
+			why ? why : "", why ? ")" : ""));
+		free(miss);
+	}
+	if (out == NULL && why != NULL)
+		out = xasprintf("benchmark \"%s\": parser_sample \"%s\": %s",
+		    b->name, b->parser_sample, why);
+	parse_result_clear(&res);
+	free(why);
+	free(text);
+	return out;
 }

@@ -23,6 +23,7 @@
 #include <stddef.h>
 
 struct job;
+struct job_benchmark;
 
 struct plan_run {
 	char *machine;
@@ -36,8 +37,11 @@ struct plan_run {
 	long   timeout_ms;
 	char  *parser;
 	char  *parser_args;	/* NULL if none */
-	int    round;		/* 0-based */
-	int    position;	/* 0-based index of the run in its
+	char **metrics;		/* declared metrics every measured
+				   iteration must produce (not optional,
+				   not patterns), NULL-terminated */
+	int round;		/* 0-based */
+	int position;		/* 0-based index of the run in its
 				   (machine, round) */
 	size_t machine_index;	/* into job->machines */
 	size_t kernel_index;	/* into job->kernels */
@@ -78,6 +82,21 @@ int plan_expand_arg(const char *tmpl, const char *const *keys,
 char **plan_expand_argv(char *const *tmpl, const char *const *keys,
     const char *const *values, size_t nparams, char **cause);
 void   plan_argv_free(char **);
+/*
+ * Says that parser (with parser_args) finds no value of a declared metric:
+ * `declared metric "took": parser "regex" (took=t ([0-9.]+)) finds no
+ * value of it`, naming the "regex" line of the metric; callers add where
+ * it looked.  Caller frees.
+ */
+char *plan_missing(const char *parser, const char *parser_args,
+    const char *metric);
+/*
+ * Parses a resolved benchmark's parser_sample and returns NULL, or one line
+ * per required metric it does not yield (naming the benchmark, the metric
+ * and the sample), or the parser's error when the sample yields nothing
+ * and no metric is required.  Caller frees.
+ */
+char *plan_check_sample(const struct job_benchmark *);
 /* Frees the runs of plan and leaves it empty; NULL is fine. */
 void plan_free(struct plan *);
 

@@ -57,11 +57,13 @@ compare_table_free(struct compare_table *t)
 	}
 	free(t->rows);
 	compare_strings_free(t->columns, t->ncolumns);
+	compare_strings_free(t->machines, t->ncolumns);
 	compare_strings_free(t->notes, t->nnotes);
 	compare_strings_free(t->warnings, t->nwarnings);
 	free(t->title);
 	free(t->metric);
 	free(t->unit);
+	free(t->machine);
 	free(t->case_label);
 	free(t);
 }
@@ -90,6 +92,9 @@ compare_table_add_column(struct compare_table *t, const char *kernel)
 	t->columns =
 	    xreallocarray(t->columns, t->ncolumns + 1, sizeof *t->columns);
 	t->columns[t->ncolumns] = xstrdup(kernel);
+	t->machines =
+	    xreallocarray(t->machines, t->ncolumns + 1, sizeof *t->machines);
+	t->machines[t->ncolumns] = NULL;
 	for (i = 0; i < t->nrows; i++) {
 		t->rows[i].cells = xreallocarray(t->rows[i].cells,
 		    t->ncolumns + 1, sizeof *t->rows[i].cells);
@@ -98,6 +103,60 @@ compare_table_add_column(struct compare_table *t, const char *kernel)
 	}
 	t->computed = 0;
 	return t->ncolumns++;
+}
+
+/* Says that every sample of the table comes from one machine. */
+void
+compare_table_set_machine(struct compare_table *t, const char *machine)
+{
+	free(t->machine);
+	t->machine = xstrdup(machine);
+}
+
+/* Says which machines the samples of column col come from. */
+void
+compare_table_set_machines(struct compare_table *t, size_t col,
+    const char *machines)
+{
+	free(t->machines[col]);
+	t->machines[col] = machines != NULL ? xstrdup(machines) : NULL;
+}
+
+/* Swaps columns k - 1 and k with their cells. */
+static void
+compare_column_swap(struct compare_table *t, size_t k)
+{
+	struct compare_cell cell;
+	size_t		    i;
+	char		   *s;
+
+	s = t->columns[k];
+	t->columns[k] = t->columns[k - 1];
+	t->columns[k - 1] = s;
+	s = t->machines[k];
+	t->machines[k] = t->machines[k - 1];
+	t->machines[k - 1] = s;
+	for (i = 0; i < t->nrows; i++) {
+		cell = t->rows[i].cells[k];
+		t->rows[i].cells[k] = t->rows[i].cells[k - 1];
+		t->rows[i].cells[k - 1] = cell;
+	}
+}
+
+/* Moves the column named name to index 0 with its cells; 0 or -1. */
+int
+compare_table_set_base(struct compare_table *t, const char *name)
+{
+	size_t j, k;
+
+	for (j = 0; j < t->ncolumns && strcmp(t->columns[j], name) != 0; j++)
+		;
+	if (j == t->ncolumns)
+		return -1;
+	for (k = j; k > 0; k--)
+		compare_column_swap(t, k);
+	t->computed = 0;
+	return 0;
 }
 
 /* Adds a case row with empty cells; returns its index. */
@@ -244,7 +303,9 @@ compare_cell_against(const struct compare_table *t, struct compare_cell *c,
 		goto test;
 	c->norm = c->value / b->value;
 	c->delta = 100 * (c->value - b->value) / b->value;
-	c->pct_imp = t->dir == COMPARE_HIGHER_BETTER ? c->delta : -c->delta;
+	c->pct_imp = t->dir == COMPARE_HIGHER_BETTER ? c->delta
+	    : t->dir == COMPARE_LOWER_BETTER	     ? -c->delta
+						     : NAN;
 test:
 	if (is_base || c->n == 0 || b->n == 0)
 		return;
@@ -348,6 +409,26 @@ compare_table_decimals(const struct compare_table *t)
 		return 2;
 	d = 2 - (int)floor(log10(min));
 	return d < 0 ? 0 : d > 9 ? 9 : d;
+}
+
+/* The direction stored as "higher" or "lower"; anything else is unknown. */
+enum compare_dir
+compare_dir_parse(const char *s)
+{
+	if (s != NULL && strcmp(s, "higher") == 0)
+		return COMPARE_HIGHER_BETTER;
+	if (s != NULL && strcmp(s, "lower") == 0)
+		return COMPARE_LOWER_BETTER;
+	return COMPARE_DIR_UNKNOWN;
+}
+
+/* Returns the direction's name as stored and printed ("lower"). */
+const char *
+compare_dir_name(enum compare_dir dir)
+{
+	static const char *names[] = { "lower", "higher", "unknown" };
+
+	return names[dir];
 }
 
 /* Returns the statistic's name as printed ("AMean"). */

@@ -22,7 +22,16 @@
 
 #include "report/stats.h"
 
-enum compare_dir { COMPARE_LOWER_BETTER, COMPARE_HIGHER_BETTER };
+/*
+ * Which way is better.  Unknown (a metric its job does not declare):
+ * changes and tests are shown, but no improvement (pct_imp is NAN) and no
+ * verdict.
+ */
+enum compare_dir {
+	COMPARE_LOWER_BETTER,
+	COMPARE_HIGHER_BETTER,
+	COMPARE_DIR_UNKNOWN
+};
 
 enum compare_stat {
 	COMPARE_AMEAN, /* tested with Welch */
@@ -50,12 +59,13 @@ struct compare_cell {
 	double		     value;   /* the table's statistic */
 	double		     norm;    /* value / base value */
 	double		     delta;   /* 100 * (value - base) / base */
-	double		     pct_imp; /* delta signed so positive is better */
-	double		     ci_lo;   /* 95% CI of delta, percent */
-	double		     ci_hi;
-	struct stats_test    test;	/* against the row's base cell */
-	struct stats_test    boot_test; /* on per-boot means */
-	char		     mark;	/* '*' p < alpha, '~' not, ' ' none */
+	double		     pct_imp; /* delta signed so positive is better,
+					 NAN when the direction is unknown */
+	double		  ci_lo;      /* 95% CI of delta, percent */
+	double		  ci_hi;
+	struct stats_test test;	     /* against the row's base cell */
+	struct stats_test boot_test; /* on per-boot means */
+	char		  mark;	     /* '*' p < alpha, '~' not, ' ' none */
 };
 
 struct compare_row {
@@ -73,15 +83,19 @@ struct compare_table {
 	enum compare_stat    stat;
 	enum stats_test_kind test;
 	int		     decimals;
-	char		   **columns; /* kernel names, columns[0] is base */
+	char		   **columns;  /* kernel names, columns[0] is base */
+	char		   **machines; /* per column: "lab1", "a, b" or NULL */
 	size_t		     ncolumns;
-	struct compare_row  *rows;
-	size_t		     nrows;
-	char		   **notes; /* environment mismatches */
-	size_t		     nnotes;
-	char		   **warnings; /* too small n, set by compute */
-	size_t		     nwarnings;
-	int		     computed;
+	char		    *machine; /* the one machine of every sample, or
+					 NULL */
+	int		    show_machines; /* the selection spans several */
+	struct compare_row *rows;
+	size_t		    nrows;
+	char		  **notes; /* environment mismatches */
+	size_t		    nnotes;
+	char		  **warnings; /* too small n, set by compute */
+	size_t		    nwarnings;
+	int		    computed;
 };
 
 struct compare_table *compare_table_new(const char *, const char *,
@@ -90,6 +104,12 @@ void		      compare_table_free(struct compare_table *);
 void   compare_table_set_case_label(struct compare_table *, const char *);
 void   compare_table_set_decimals(struct compare_table *, int);
 size_t compare_table_add_column(struct compare_table *, const char *);
+/* Says that every sample comes from one machine (tables per machine). */
+void compare_table_set_machine(struct compare_table *, const char *);
+/* Says which machines a column's samples come from ("a" or "a, b"). */
+void compare_table_set_machines(struct compare_table *, size_t, const char *);
+/* Moves a column to the front, as the base; -1 if there is no such one. */
+int    compare_table_set_base(struct compare_table *, const char *);
 size_t compare_table_add_row(struct compare_table *, const char *);
 void   compare_table_set_samples(struct compare_table *, size_t, size_t,
       const double *, size_t);
@@ -102,6 +122,10 @@ const struct compare_cell *compare_table_cell(const struct compare_table *,
     size_t, size_t);
 int			   compare_table_decimals(const struct compare_table *);
 
+/* "lower", "higher", "unknown". */
+const char *compare_dir_name(enum compare_dir);
+/* "higher" or "lower" as a direction; anything else is unknown. */
+enum compare_dir     compare_dir_parse(const char *);
 const char	    *compare_stat_name(enum compare_stat);
 enum stats_test_kind compare_stat_test(enum compare_stat);
 int		     compare_stat_parse(const char *, enum compare_stat *);

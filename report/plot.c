@@ -11,6 +11,7 @@
 #include "common/xmalloc.h"
 #include "report/compare.h"
 #include "report/plot.h"
+#include "report/render.h"
 #include "report/stats.h"
 
 /* Series colours (Tableau 10), one per column, cycling. */
@@ -238,9 +239,9 @@ plot_y(const struct plot_layout *l, double v)
 char *
 plot_title(const struct compare_table *t)
 {
-	return xasprintf("%s: %s (%s, %s is better)", t->title, t->metric,
-	    compare_stat_name(t->stat),
-	    t->dir == COMPARE_HIGHER_BETTER ? "higher" : "lower");
+	return xasprintf("%s: %s (%s, %s)%s%s", t->title, t->metric,
+	    compare_stat_name(t->stat), render_better(t),
+	    t->machine ? ", machine " : "", t->machine ? t->machine : "");
 }
 
 char *

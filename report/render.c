@@ -14,7 +14,8 @@ const struct render_style render_styles[] = {
 	{ "change", "statistic per kernel and the raw change of the last",
 	    render_change_print },
 	{ "pct", "base, patch and pct improvement", render_pct_print },
-	{ "meansd", "mean +- sd per kernel and delta%", render_meansd_print },
+	{ "meansd", "statistic +- sd per kernel and delta%",
+	    render_meansd_print },
 	{ "markdown", "Markdown table", render_markdown_print },
 	{ "csv", "one line per case and kernel", render_csv_print },
 	{ "json", "every number, as JSON", render_json_print },
@@ -236,6 +237,44 @@ render_number(double v, int decimals, int plus, const char *suffix)
 	return out;
 }
 
+/* Which way is better, as the tables say it. */
+const char *
+render_better(const struct compare_table *t)
+{
+	switch (t->dir) {
+	case COMPARE_LOWER_BETTER:
+		return "lower is better";
+	case COMPARE_HIGHER_BETTER:
+		return "higher is better";
+	default:
+		return "direction unknown (the job does not declare it)";
+	}
+}
+
+/*
+ * What a table is: "hackbench: time (s), lower is better, AMean" and the
+ * machine when the table has one of several.
+ */
+char *
+render_title(const struct compare_table *t)
+{
+	return xasprintf("%s: %s%s%s%s, %s, %s%s%s", t->title, t->metric,
+	    t->unit ? " (" : "", t->unit ? t->unit : "", t->unit ? ")" : "",
+	    render_better(t), compare_stat_name(t->stat),
+	    t->machine ? ", machine " : "", t->machine ? t->machine : "");
+}
+
+/* A p-value as printed: "p=0.0123", "p<0.001". */
+char *
+render_p(double p)
+{
+	if (isnan(p))
+		return xstrdup("p=n/a");
+	if (p < 0.001)
+		return xstrdup("p<0.001");
+	return xasprintf("p=%.4f", p);
+}
+
 /* Returns a column header, the kernel with the unit: "base (ms)". */
 char *
 render_kernel_header(const struct compare_table *t, size_t col)
@@ -305,12 +344,37 @@ render_boot_lines(const struct compare_table *t, FILE *fp, const char *pre)
 }
 
 /*
+ * Prints which machines each column's samples come from, when a column is
+ * not itself a machine and the table is not of one machine.
+ */
+static void
+render_machines_line(const struct compare_table *t, FILE *fp, const char *pre)
+{
+	size_t j, differ = 0;
+
+	if (!t->show_machines || t->machine != NULL)
+		return;
+	for (j = 0; j < t->ncolumns; j++)
+		differ += t->machines[j] != NULL &&
+		    strcmp(t->machines[j], t->columns[j]) != 0;
+	if (differ == 0)
+		return;
+	fprintf(fp, "%smachines:", pre);
+	for (j = 0; j < t->ncolumns; j++)
+		fprintf(fp, "%s %s on %s", j ? ";" : "", t->columns[j],
+		    t->machines[j] ? t->machines[j] : "?");
+	fputc('\n', fp);
+}
+
+/*
  * Prints what stands under every table: samples per cell, the meaning of
- * the marks, per-boot tests, too-small-n warnings and environment notes;
+ * the marks, the style's signs (legend, or NULL), the machines of the
+ * columns, per-boot tests, too-small-n warnings and environment notes;
  * each line starts with pre.
  */
 void
-render_footer(const struct compare_table *t, FILE *fp, const char *pre)
+render_footer(const struct compare_table *t, FILE *fp, const char *pre,
+    const char *legend)
 {
 	char  *n;
 	size_t i;
@@ -319,6 +383,9 @@ render_footer(const struct compare_table *t, FILE *fp, const char *pre)
 	fprintf(fp, "%s%s; * p < %.2f, ~ not significant (%s, two-sided)\n",
 	    pre, n, STATS_ALPHA, stats_test_name(t->test));
 	free(n);
+	if (legend != NULL)
+		fprintf(fp, "%ssigns: %s\n", pre, legend);
+	render_machines_line(t, fp, pre);
 	render_boot_lines(t, fp, pre);
 	for (i = 0; i < t->nwarnings; i++)
 		fprintf(fp, "%swarning: %s\n", pre, t->warnings[i]);

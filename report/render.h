@@ -53,9 +53,17 @@ void render_grid_print_boxed(const struct render_grid *, FILE *, const char *);
 size_t render_width(const char *);
 void   render_line(FILE *, const char *);
 char  *render_number(double, int, int, const char *);
-char  *render_kernel_header(const struct compare_table *, size_t);
-char  *render_n_summary(const struct compare_table *);
-void   render_footer(const struct compare_table *, FILE *, const char *);
-int    render_finish(FILE *, char **);
+/* "lower is better", "higher is better" or that the job did not say. */
+const char *render_better(const struct compare_table *);
+/* "hackbench: time (s), lower is better, AMean[, machine lab1]". */
+char *render_title(const struct compare_table *);
+/* "p=0.0123", or "p<0.001". */
+char *render_p(double);
+char *render_kernel_header(const struct compare_table *, size_t);
+char *render_n_summary(const struct compare_table *);
+/* The footer of every style; legend says what its signs mean (or NULL). */
+void render_footer(const struct compare_table *, FILE *, const char *pre,
+    const char *legend);
+int  render_finish(FILE *, char **);
 
 #endif

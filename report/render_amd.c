@@ -49,9 +49,14 @@ render_amd_header(const struct compare_table *t, FILE *fp)
 		    t->unit);
 	else
 		fprintf(fp, "%-14s: Normalized %s\n", "Units", t->metric);
-	fprintf(fp, "%-14s: %s is better\n", "Interpretation",
-	    t->dir == COMPARE_LOWER_BETTER ? "Lower" : "Higher");
+	fprintf(fp, "%-14s: %s\n", "Interpretation",
+	    t->dir == COMPARE_LOWER_BETTER	  ? "Lower is better"
+		: t->dir == COMPARE_HIGHER_BETTER ? "Higher is better"
+						  : "Unknown: the job does not "
+						    "declare a direction");
 	fprintf(fp, "%-14s: %s\n", "Statistic", compare_stat_name(t->stat));
+	if (t->machine != NULL)
+		fprintf(fp, "%-14s: %s\n", "Machine", t->machine);
 	fprintf(fp, "%s\n", RENDER_AMD_RULE);
 }
 
@@ -83,6 +88,10 @@ render_amd_print(const struct compare_table *t, FILE *fp, char **cause)
 	render_grid_free(g);
 	free(align);
 	fputc('\n', fp);
-	render_footer(t, fp, "");
+	render_footer(t, fp, "",
+	    t->dir == COMPARE_DIR_UNKNOWN
+		? "[pct imp] n/a without a direction; (CV) in %"
+		: "[pct imp] is the change against the base, positive is "
+		  "better; (CV) in %");
 	return render_finish(fp, cause);
 }

@@ -40,11 +40,14 @@ render_change_print(const struct compare_table *t, FILE *fp, char **cause)
 {
 	const struct compare_cell *c;
 	struct render_grid	  *g;
-	char			  *align;
+	char			  *align, *title;
 	size_t			   i, j, last;
 	int			   d;
 
 	d = compare_table_decimals(t);
+	title = render_title(t);
+	fprintf(fp, "%s\n", title);
+	free(title);
 	last = t->ncolumns ? t->ncolumns - 1 : 0;
 	g = render_grid_new(t->nrows + 1, t->ncolumns + 2);
 	align = xcalloc(t->ncolumns + 3, 1);
@@ -65,6 +68,8 @@ render_change_print(const struct compare_table *t, FILE *fp, char **cause)
 	render_grid_free(g);
 	free(align);
 	fputc('\n', fp);
-	render_footer(t, fp, "");
+	render_footer(t, fp, "",
+	    "the last column is the raw change of the last kernel against "
+	    "the base: negative is a smaller number, whatever is better");
 	return render_finish(fp, cause);
 }

@@ -80,8 +80,7 @@ render_csv_line(const struct compare_table *t, FILE *fp, size_t i, size_t j)
 	render_csv_field(fp, t->metric);
 	fputc(',', fp);
 	render_csv_field(fp, t->unit);
-	fprintf(fp, ",%s,%s,",
-	    t->dir == COMPARE_LOWER_BETTER ? "lower" : "higher",
+	fprintf(fp, ",%s,%s,", compare_dir_name(t->dir),
 	    compare_stat_name(t->stat));
 	render_csv_field(fp, t->rows[i].name);
 	fputc(',', fp);
@@ -99,6 +98,10 @@ render_csv_print(const struct compare_table *t, FILE *fp, char **cause)
 	for (i = 0; i < t->nrows; i++)
 		for (j = 0; j < t->ncolumns; j++)
 			render_csv_line(t, fp, i, j);
-	render_footer(t, fp, "# ");
+	if (t->machine != NULL)
+		fprintf(fp, "# machine: %s\n", t->machine);
+	render_footer(t, fp, "# ",
+	    "delta_pct is the raw change against the base, pct_imp the "
+	    "improvement (positive is better, empty when better is unknown)");
 	return render_finish(fp, cause);
 }

@@ -78,6 +78,20 @@ render_json_strings(char **v, size_t n)
 	return a;
 }
 
+/* Returns the machines behind each column (null where not known). */
+static json_t *
+render_json_machines(const struct compare_table *t)
+{
+	json_t *a = json_array();
+	size_t	i;
+
+	for (i = 0; i < t->ncolumns; i++)
+		json_array_append_new(a,
+		    t->machines[i] != NULL ? json_string(t->machines[i])
+					   : json_null());
+	return a;
+}
+
 /* Returns the rows, each with its cells. */
 static json_t *
 render_json_rows(const struct compare_table *t)
@@ -104,13 +118,13 @@ render_json_print(const struct compare_table *t, FILE *fp, char **cause)
 	json_t *o;
 	int	rc;
 
-	o = json_pack("{s:s, s:s, s:s?, s:s, s:s, s:s, s:f, s:s, s:o, s:o, "
-		      "s:o, s:o}",
+	o = json_pack("{s:s, s:s, s:s?, s:s, s:s?, s:o, s:s, s:s, s:f, s:s, "
+		      "s:o, s:o, s:o, s:o}",
 	    "benchmark", t->title, "metric", t->metric, "unit", t->unit,
-	    "better", t->dir == COMPARE_LOWER_BETTER ? "lower" : "higher",
-	    "statistic", compare_stat_name(t->stat), "test",
-	    stats_test_name(t->test), "alpha", STATS_ALPHA, "case_label",
-	    t->case_label, "columns",
+	    "better", compare_dir_name(t->dir), "machine", t->machine,
+	    "machines", render_json_machines(t), "statistic",
+	    compare_stat_name(t->stat), "test", stats_test_name(t->test),
+	    "alpha", STATS_ALPHA, "case_label", t->case_label, "columns",
 	    render_json_strings(t->columns, t->ncolumns), "rows",
 	    render_json_rows(t), "warnings",
 	    render_json_strings(t->warnings, t->nwarnings), "notes",

@@ -61,7 +61,7 @@ render_markdown_value(FILE *fp, const struct compare_cell *c, int d)
 static void
 render_markdown_change(FILE *fp, const struct compare_cell *c)
 {
-	char *delta, *imp;
+	char *delta, *imp, *p;
 
 	if (c->n == 0) {
 		fputs(" | -", fp);
@@ -70,8 +70,11 @@ render_markdown_change(FILE *fp, const struct compare_cell *c)
 	delta = render_number(c->delta, 2, 1, "%");
 	imp = render_number(c->pct_imp, 2, 1, "%");
 	fprintf(fp, " | %s (imp %s)", delta, imp);
-	if (c->test.done)
-		fprintf(fp, " p=%.4f %c", c->test.p, c->mark);
+	if (c->test.done) {
+		p = render_p(c->test.p);
+		fprintf(fp, " %s %c", p, c->mark);
+		free(p);
+	}
 	free(delta);
 	free(imp);
 }
@@ -80,16 +83,16 @@ render_markdown_change(FILE *fp, const struct compare_cell *c)
 int
 render_markdown_print(const struct compare_table *t, FILE *fp, char **cause)
 {
+	char  *title;
 	size_t i, j;
 	int    d;
 
 	d = compare_table_decimals(t);
+	title = render_title(t);
 	fputs("### ", fp);
-	render_markdown_text(fp, t->title);
-	fprintf(fp, ": %s%s%s%s, %s is better, %s\n\n", t->metric,
-	    t->unit ? " (" : "", t->unit ? t->unit : "", t->unit ? ")" : "",
-	    t->dir == COMPARE_LOWER_BETTER ? "lower" : "higher",
-	    compare_stat_name(t->stat));
+	render_markdown_text(fp, title);
+	fputs("\n\n", fp);
+	free(title);
 	render_markdown_head(t, fp);
 	for (i = 0; i < t->nrows; i++) {
 		fputs("| ", fp);
@@ -101,6 +104,8 @@ render_markdown_print(const struct compare_table *t, FILE *fp, char **cause)
 		fputs(" |\n", fp);
 	}
 	fputc('\n', fp);
-	render_footer(t, fp, "- ");
+	render_footer(t, fp, "- ",
+	    "\"vs base\" is the raw change (negative is a smaller number) "
+	    "and imp the improvement (positive is better)");
 	return render_finish(fp, cause);
 }

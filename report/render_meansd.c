@@ -105,11 +105,14 @@ int
 render_meansd_print(const struct compare_table *t, FILE *fp, char **cause)
 {
 	struct render_grid *g;
-	char		   *align;
+	char		   *align, *title, *legend;
 	size_t		    i, j, ncols, *w;
 	int		    d;
 
 	d = compare_table_decimals(t);
+	title = render_title(t);
+	fprintf(fp, "%s\n", title);
+	free(title);
 	ncols = t->ncolumns ? 2 * t->ncolumns : 1;
 	g = render_grid_new(t->nrows + 1, ncols);
 	align = xcalloc(ncols + 1, 1);
@@ -124,6 +127,11 @@ render_meansd_print(const struct compare_table *t, FILE *fp, char **cause)
 	free(align);
 	free(w);
 	fputc('\n', fp);
-	render_footer(t, fp, "");
+	legend = xasprintf("cells are %s \xc2\xb1 sd; delta%% is the raw "
+			   "change of the %s against the base: negative is a "
+			   "smaller number, whatever is better",
+	    compare_stat_name(t->stat), compare_stat_name(t->stat));
+	render_footer(t, fp, "", legend);
+	free(legend);
 	return render_finish(fp, cause);
 }

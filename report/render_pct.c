@@ -70,7 +70,7 @@ int
 render_pct_print(const struct compare_table *t, FILE *fp, char **cause)
 {
 	struct render_grid *g;
-	char		   *align;
+	char		   *align, *title;
 	size_t		    i, ncols;
 	int		    d;
 
@@ -81,11 +81,17 @@ render_pct_print(const struct compare_table *t, FILE *fp, char **cause)
 	render_pct_head(t, g, align);
 	for (i = 0; i < t->nrows; i++)
 		render_pct_row(t, i, g, d);
-	fprintf(fp, "%s:\n", t->title);
+	title = render_title(t);
+	fprintf(fp, "%s\n", title);
+	free(title);
 	render_grid_print(g, fp, " ", align);
 	render_grid_free(g);
 	free(align);
 	fputc('\n', fp);
-	render_footer(t, fp, "");
+	render_footer(t, fp, "",
+	    t->dir == COMPARE_DIR_UNKNOWN
+		? "pct is n/a without a direction"
+		: "pct is the improvement against the base: positive is "
+		  "better");
 	return render_finish(fp, cause);
 }

@@ -406,7 +406,7 @@ report_results(FILE *fp, struct db *db, int64_t job, const char *style,
 	size_t		     i;
 	int		     rc = 0;
 
-	if (select_tables(db, &q, &r, cause) == -1)
+	if (select_tables(db, &q, &r, cause) < 0)
 		return -1;
 	fprintf(fp, "Results (columns: %ss)\n", select_by_name(r.by));
 	if (r.n == 0)

@@ -1,5 +1,4 @@
 /* Stored samples of chosen jobs gathered into comparison tables. */
-#include <limits.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,62 +7,7 @@
 #include "db/db.h"
 #include "report/compare.h"
 #include "report/envdiff.h"
-#include "report/select.h"
-
-/* The samples of one (machine, boot) within a cell. */
-struct sel_boot {
-	char	 *machine;
-	long long boot;
-	double	  sum;
-	size_t	  n;
-};
-
-/* One cell's samples while they are gathered. */
-struct sel_cell {
-	size_t		 row;
-	size_t		 col;
-	double		*x;
-	size_t		 n;
-	struct sel_boot *boots;
-	size_t		 nboots;
-	long long	 last_run;
-};
-
-/* A run behind a column, with its facts and the cmdline the job asked. */
-struct sel_run {
-	long long id;
-	size_t	  row;
-	size_t	  col;
-	char	 *facts;
-	char	 *asked;
-};
-
-/* One benchmark metric while it is gathered. */
-struct sel_table {
-	char		*benchmark;
-	char		*metric;
-	char		*unit;
-	char		*direction;
-	char		*statistic;
-	char		*label;	   /* the metric's label, or NULL */
-	long		 position; /* the metric's place in the job */
-	char	       **rows;	   /* params, or metrics in metric rows */
-	char	       **labels;   /* metric rows: label per row or NULL */
-	size_t		 nrows;
-	char	       **cols;
-	size_t		 ncols;
-	struct sel_cell *cells;
-	size_t		 ncells;
-	struct sel_run	*runs;
-	size_t		 nruns;
-};
-
-/* Every table while the samples are gathered, by the resolved columns. */
-struct sel_gather {
-	struct sel_table *v;
-	size_t		  n;
-	enum select_by	  by;
-};
+#include "report/select_int.h"
 
 static const char *select_by_names[] = { "auto", "kernel", "machine", "job" };
 static const char *select_rows_names[] = { "params", "metric", "auto" };
@@ -112,6 +56,19 @@ select_rows_parse(const char *s, enum select_rows *rows)
 	return -1;
 }
 
+/* The index of s in v, or -1; see select_int.h. */
+long
+select_find(char **v, size_t n, const char *s)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if (strcmp(v[i], s) == 0)
+			return (long)i;
+	}
+	return -1;
+}
+
 /* Returns the index of s in v, appending it if new. */
 static size_t
 sel_index(char ***v, size_t *n, const char *s)
@@ -127,7 +84,37 @@ sel_index(char ***v, size_t *n, const char *s)
 	return (*n)++;
 }
 
-/* The table of the sample's (benchmark, metric), added if new. */
+/* A metric's meaning as text: "lower is better, unit \"s\", amean". */
+static char *
+sel_meaning(const char *direction, const char *unit, const char *statistic)
+{
+	return xasprintf("%s%s, unit \"%s\", %s",
+	    *direction ? direction : "unknown",
+	    *direction ? " is better" : " direction", unit, statistic);
+}
+
+/* Notes the first sample whose job means its metric unlike the table. */
+static void
+sel_conflict(struct sel_gather *g, const struct sel_table *t,
+    const struct db_job_sample *x)
+{
+	char *a, *b;
+
+	if (g->conflict != NULL ||
+	    (strcmp(t->unit, x->unit) == 0 &&
+		strcmp(t->direction, x->direction) == 0 &&
+		strcmp(t->statistic, x->statistic) == 0))
+		return;
+	a = sel_meaning(t->direction, t->unit, t->statistic);
+	b = sel_meaning(x->direction, x->unit, x->statistic);
+	g->conflict = xasprintf("%s %s: the jobs declare it differently (%s; "
+				"job %lld: %s); compare them apart",
+	    t->benchmark, t->metric, a, (long long)x->job, b);
+	free(a);
+	free(b);
+}
+
+/* The table of the sample's (benchmark, metric[, machine]), added if new. */
 static struct sel_table *
 sel_table(struct sel_gather *g, const struct db_job_sample *x)
 {
@@ -137,18 +124,24 @@ sel_table(struct sel_gather *g, const struct db_job_sample *x)
 	for (i = 0; i < g->n; i++) {
 		t = &g->v[i];
 		if (strcmp(t->benchmark, x->benchmark) == 0 &&
-		    strcmp(t->metric, x->metric) == 0)
+		    strcmp(t->metric, x->metric) == 0 &&
+		    (t->machine == NULL ||
+			strcmp(t->machine, x->machine) == 0)) {
+			sel_conflict(g, t, x);
 			return t;
+		}
 	}
 	g->v = xreallocarray(g->v, g->n + 1, sizeof *g->v);
 	t = &g->v[g->n++];
 	memset(t, 0, sizeof *t);
 	t->benchmark = xstrdup(x->benchmark);
 	t->metric = xstrdup(x->metric);
+	t->machine = g->split ? xstrdup(x->machine) : NULL;
 	t->unit = xstrdup(x->unit);
 	t->direction = xstrdup(x->direction);
 	t->statistic = xstrdup(x->statistic);
-	t->position = LONG_MAX;
+	t->label = x->label != NULL ? xstrdup(x->label) : NULL;
+	t->position = x->position;
 	return t;
 }
 
@@ -255,6 +248,11 @@ sel_sample_cb(const struct db_job_sample *x, void *arg)
 	col = sel_index(&t->cols, &t->ncols, colname);
 	free(colname);
 	c = sel_cell(t, row, col);
+	select_set_add(&c->who[SEL_WHO_MACHINE], x->machine);
+	select_set_add(&c->who[SEL_WHO_KERNEL], x->kernel);
+	colname = xasprintf("job %lld", (long long)x->job);
+	select_set_add(&c->who[SEL_WHO_JOB], colname);
+	free(colname);
 	c->x = xreallocarray(c->x, c->n + 1, sizeof *c->x);
 	c->x[c->n++] = x->value;
 	sel_boot_add(c, x->machine, x->boot, x->value);
@@ -280,6 +278,8 @@ sel_table_free(struct sel_table *t)
 	for (i = 0; i < t->ncells; i++) {
 		for (j = 0; j < t->cells[i].nboots; j++)
 			free(t->cells[i].boots[j].machine);
+		for (j = 0; j < SEL_NWHO; j++)
+			select_set_clear(&t->cells[i].who[j]);
 		free(t->cells[i].boots);
 		free(t->cells[i].x);
 	}
@@ -294,6 +294,7 @@ sel_table_free(struct sel_table *t)
 	free(t->runs);
 	free(t->benchmark);
 	free(t->metric);
+	free(t->machine);
 	free(t->unit);
 	free(t->direction);
 	free(t->statistic);
@@ -312,30 +313,26 @@ sel_jobs(const struct select_query *q)
 	return v;
 }
 
-/* The columns: kernels when there are several, else machines, else jobs. */
+/*
+ * The query's columns (for auto: kernels if several, else machines, else
+ * jobs), whether the selection spans several machines, and whether each
+ * machine gets tables of its own (kernel columns, unless --pool).
+ */
 static int
-sel_auto_by(struct db *db, const int64_t *jobs, size_t njobs,
-    enum select_by *by, char **cause)
+sel_auto_by(struct db *db, const struct select_query *q, const int64_t *jobs,
+    struct sel_gather *g, char **cause)
 {
 	int kernels, machines;
 
-	if (db_jobs_count(db, jobs, njobs, &kernels, &machines, cause) == -1)
+	if (db_jobs_count(db, jobs, q->njobs, &kernels, &machines, cause) == -1)
 		return -1;
-	*by = kernels > 1  ? SELECT_BY_KERNEL
-	    : machines > 1 ? SELECT_BY_MACHINE
-			   : SELECT_BY_JOB;
+	g->by = q->by != SELECT_BY_AUTO ? q->by
+	    : kernels > 1		? SELECT_BY_KERNEL
+	    : machines > 1		? SELECT_BY_MACHINE
+					: SELECT_BY_JOB;
+	g->several = machines > 1;
+	g->split = g->several && g->by == SELECT_BY_KERNEL && !q->pool;
 	return 0;
-}
-
-/* The newest job with a sample that counts; see report/select.h. */
-long long
-select_latest_job(struct db *db)
-{
-	char   *cause = NULL;
-	int64_t id = db_samples_latest_job(db, &cause);
-
-	free(cause);
-	return id > 0 ? id : -1;
 }
 
 /* The value of key in canonical params; see select.h. */
@@ -444,6 +441,22 @@ sel_fill(const struct sel_table *g, struct compare_table *t)
 	}
 }
 
+/*
+ * Completes a table: samples, machines, pooling and environment notes,
+ * the chosen base column first, computed.
+ */
+static void
+sel_finish(const struct sel_table *g, const struct select_query *q,
+    const struct sel_gather *all, struct compare_table *t)
+{
+	sel_fill(g, t);
+	select_describe(g, all->by, all->several, t);
+	sel_envdiff(g, all->by, t);
+	if (q->base != NULL)
+		compare_table_set_base(t, q->base);
+	compare_table_compute(t);
+}
+
 /* A new table of a gathered one: title, statistic, case label, columns. */
 static struct compare_table *
 sel_table_new(const struct sel_table *g, const struct select_query *q,
@@ -455,9 +468,9 @@ sel_table_new(const struct sel_table *g, const struct select_query *q,
 
 	compare_stat_parse(q->statistic ? q->statistic : g->statistic, &stat);
 	t = compare_table_new(g->benchmark, g->metric, g->unit,
-	    strcmp(g->direction, "higher") == 0 ? COMPARE_HIGHER_BETTER
-						: COMPARE_LOWER_BETTER,
-	    stat);
+	    compare_dir_parse(g->direction), stat);
+	if (g->machine != NULL)
+		compare_table_set_machine(t, g->machine);
 	compare_table_set_case_label(t, case_label);
 	for (i = 0; i < g->ncols; i++)
 		compare_table_add_column(t, g->cols[i]);
@@ -467,7 +480,7 @@ sel_table_new(const struct sel_table *g, const struct select_query *q,
 /* Builds and computes the table of one gathered benchmark metric. */
 static void
 sel_build(const struct sel_table *g, const struct select_query *q,
-    enum select_by by, struct select_table *out)
+    const struct sel_gather *all, struct select_table *out)
 {
 	struct compare_table *t;
 	char		     *label;
@@ -487,40 +500,8 @@ sel_build(const struct sel_table *g, const struct select_query *q,
 		compare_table_add_row(t, label);
 		free(label);
 	}
-	sel_fill(g, t);
-	sel_envdiff(g, by, t);
-	compare_table_compute(t);
+	sel_finish(g, q, all, t);
 	out->table = t;
-}
-
-/* Looks up each gathered metric's label and place in the jobs. */
-static int
-sel_labels(struct db *db, const int64_t *jobs, size_t njobs,
-    struct sel_gather *g, char **cause)
-{
-	struct sel_table *t;
-	size_t		  i;
-
-	for (i = 0; i < g->n; i++) {
-		t = &g->v[i];
-		if (db_metric_place(db, jobs, njobs, t->benchmark, t->metric,
-			&t->label, &t->position, cause) == -1)
-			return -1;
-	}
-	return 0;
-}
-
-/* The index of s in v, or -1. */
-static long
-sel_find(char **v, size_t n, const char *s)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++) {
-		if (strcmp(v[i], s) == 0)
-			return (long)i;
-	}
-	return -1;
 }
 
 /*
@@ -636,7 +617,7 @@ sel_merge_add(struct sel_table *m, const struct sel_table *t, size_t prow)
 /* Builds and computes a metric-rows table of parameter set params. */
 static void
 sel_build_metrics(const struct sel_table *m, const struct select_query *q,
-    enum select_by by, const char *params, struct select_table *out)
+    const struct sel_gather *all, const char *params, struct select_table *out)
 {
 	struct compare_table *t;
 	size_t		      i;
@@ -654,9 +635,7 @@ sel_build_metrics(const struct sel_table *m, const struct select_query *q,
 		compare_table_add_row(t,
 		    m->labels[i] != NULL ? m->labels[i] : m->rows[i]);
 	}
-	sel_fill(m, t);
-	sel_envdiff(m, by, t);
-	compare_table_compute(t);
+	sel_finish(m, q, all, t);
 	out->table = t;
 }
 
@@ -676,8 +655,7 @@ sel_result_add(struct select_result *r)
  */
 static void
 sel_build_params(const struct sel_gather *g, const size_t *idx, size_t n,
-    const char *params, const struct select_query *q, enum select_by by,
-    struct select_result *r)
+    const char *params, const struct select_query *q, struct select_result *r)
 {
 	const struct sel_table *a, *b;
 	struct sel_table	m;
@@ -686,7 +664,7 @@ sel_build_params(const struct sel_gather *g, const size_t *idx, size_t n,
 
 	for (i = 0; i < n; i++) {
 		a = &g->v[idx[i]];
-		if (used[i] || sel_find(a->rows, a->nrows, params) == -1)
+		if (used[i] || select_find(a->rows, a->nrows, params) == -1)
 			continue;
 		memset(&m, 0, sizeof m);
 		m.benchmark = xstrdup(a->benchmark);
@@ -697,13 +675,13 @@ sel_build_params(const struct sel_gather *g, const size_t *idx, size_t n,
 		for (j = i; j < n; j++) {
 			b = &g->v[idx[j]];
 			if (used[j] || !sel_same_kind(a, b, q) ||
-			    sel_find(b->rows, b->nrows, params) == -1)
+			    select_find(b->rows, b->nrows, params) == -1)
 				continue;
 			sel_merge_add(&m, b,
-			    (size_t)sel_find(b->rows, b->nrows, params));
+			    (size_t)select_find(b->rows, b->nrows, params));
 			used[j] = 1;
 		}
-		sel_build_metrics(&m, q, by, params, sel_result_add(r));
+		sel_build_metrics(&m, q, g, params, sel_result_add(r));
 		sel_table_free(&m);
 	}
 	free(used);
@@ -715,7 +693,7 @@ sel_build_params(const struct sel_gather *g, const size_t *idx, size_t n,
  */
 static void
 sel_build_benchmark(const struct sel_gather *g, size_t first, char *done,
-    const struct select_query *q, enum select_by by, struct select_result *r)
+    const struct select_query *q, struct select_result *r)
 {
 	char  **params = NULL;
 	size_t *idx, n, i, j, nparams = 0;
@@ -727,7 +705,7 @@ sel_build_benchmark(const struct sel_gather *g, size_t first, char *done,
 			sel_index(&params, &nparams, g->v[idx[i]].rows[j]);
 	}
 	for (j = 0; j < nparams; j++) {
-		sel_build_params(g, idx, n, params[j], q, by, r);
+		sel_build_params(g, idx, n, params[j], q, r);
 		free(params[j]);
 	}
 	free(params);
@@ -737,7 +715,7 @@ sel_build_benchmark(const struct sel_gather *g, size_t first, char *done,
 /* Builds every table of the gathered metrics in their order. */
 static void
 sel_build_all(const struct sel_gather *g, const struct select_query *q,
-    enum select_by by, struct select_result *r)
+    struct select_result *r)
 {
 	char  *done = xcalloc(g->n + 1, 1);
 	size_t i;
@@ -746,9 +724,9 @@ sel_build_all(const struct sel_gather *g, const struct select_query *q,
 		if (done[i])
 			continue;
 		if (sel_metric_rows(g, i, q->rows))
-			sel_build_benchmark(g, i, done, q, by, r);
+			sel_build_benchmark(g, i, done, q, r);
 		else
-			sel_build(&g->v[i], q, by, sel_result_add(r));
+			sel_build(&g->v[i], q, g, sel_result_add(r));
 		done[i] = 1;
 	}
 	free(done);
@@ -765,21 +743,28 @@ select_tables(struct db *db, const struct select_query *q,
 	int		  rc = -1;
 
 	memset(r, 0, sizeof *r);
-	g.by = q->by;
-	if (g.by == SELECT_BY_AUTO &&
-	    sel_auto_by(db, jobs, q->njobs, &g.by, cause) == -1)
+	if (sel_auto_by(db, q, jobs, &g, cause) == -1)
 		goto out;
 	r->by = g.by;
 	if (db_samples_of_jobs(db, jobs, q->njobs, q->benchmark, q->metric,
-		sel_sample_cb, &g, cause) == -1 ||
-	    sel_labels(db, jobs, q->njobs, &g, cause) == -1)
+		sel_sample_cb, &g, cause) == -1)
 		goto out;
-	sel_build_all(&g, q, r->by, r);
+	rc = SELECT_REFUSED;
+	if (g.conflict != NULL) {
+		*cause = g.conflict;
+		g.conflict = NULL;
+		goto out;
+	}
+	if ((!q->pool && select_refuse_pooled(&g, cause) != 0) ||
+	    select_check_base(&g, q->base, cause) != 0)
+		goto out;
+	sel_build_all(&g, q, r);
 	rc = 0;
 out:
 	for (i = 0; i < g.n; i++)
 		sel_table_free(&g.v[i]);
 	free(g.v);
+	free(g.conflict);
 	free(jobs);
 	return rc;
 }

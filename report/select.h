@@ -25,6 +25,7 @@
 #ifndef HILAB_SELECT_H
 #define HILAB_SELECT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 struct compare_table;
@@ -46,13 +47,15 @@ enum select_rows {
 };
 
 struct select_query {
-	const long long *jobs;
+	const long long *jobs; /* the first one's first kernel is the base */
 	size_t		 njobs;
 	enum select_by	 by;
 	const char	*benchmark; /* NULL: every benchmark */
 	const char	*metric;    /* NULL: every metric */
 	const char	*statistic; /* NULL: each metric's own */
 	enum select_rows rows;
+	const char	*base; /* the base column's name, or NULL */
+	bool		 pool; /* let a cell hold several of a kind */
 };
 
 /* One computed table and where its rows come from. */
@@ -74,18 +77,21 @@ struct select_result {
 	size_t		     n;
 };
 
+/* What select_tables returns for a selection it refuses. */
+#define SELECT_REFUSED (-2)
+
 /*
- * Gathers the samples of q's jobs into tables (r is overwritten).  Returns
- * 0 (r->n may be 0 when nothing matches), or -1 with *cause.
+ * Gathers the samples of q's jobs into tables (r is overwritten), each
+ * metric with the meaning its own job declares.  Returns 0 (r->n may be 0
+ * when nothing matches), -1 with *cause when the database failed, or
+ * SELECT_REFUSED with *cause naming what differs for a selection that
+ * would pool machines, kernels or jobs into one cell (unless q->pool; the
+ * table then notes what it pooled), whose jobs declare one metric
+ * differently, or whose base q->base is not a column of every table.
  */
 int  select_tables(struct db *, const struct select_query *q,
      struct select_result *r, char **cause);
 void select_result_clear(struct select_result *);
-/*
- * The newest job with a sample that counts, or -1 if none has any (or the
- * database cannot say).
- */
-long long select_latest_job(struct db *);
 /* "auto", "kernel", "machine", "job". */
 const char *select_by_name(enum select_by);
 int	    select_by_parse(const char *, enum select_by *);

@@ -12,22 +12,12 @@ command -v tbench >/dev/null && command -v tbench_srv >/dev/null ||
 eval "$(lab_host_up demo)"
 
 . "$HILAB_SRCDIR/tests/lib/hilabd.sh"
-export HILAB_DB=$LAB_TMP/hilab.db HILAB_SOCKET=$LAB_TMP/control.sock
-HILABD_LOG=$LAB_TMP/hilabd.log
 SUBMIT_ERR=$LAB_TMP/submit.err
-export HILAB_MACHINES=$LAB_TMP/machines HILAB_CATALOG=$LAB_TMP/catalog
+export HILAB_CATALOG=$LAB_TMP/catalog
 MIRROR=$LAB_TMP/mirror
-mkdir -p "$HILAB_MACHINES" "$HILAB_CATALOG" "$MIRROR"
-cat >"$HILAB_MACHINES/demo.yaml" <<YAML
-name: demo
-kind: ssh
-mirror: $MIRROR
-ssh:
-  host: $HOST
-  identity: $KEY
-  known_hosts: $KNOWN_HOSTS
-  agent_dir: $AGENT_DIR_REMOTE
-YAML
+mkdir -p "$HILAB_CATALOG" "$MIRROR"
+daemon_lab_host demo "mirror: $MIRROR
+"
 cp "$HILAB_SRCDIR"/benchmarks/*.yaml "$HILAB_CATALOG/"
 
 # Keeps the test's exit status for lab_teardown, which reads $?.

@@ -8,20 +8,8 @@ lab_init
 eval "$(lab_host_up demo)"
 
 . "$HILAB_SRCDIR/tests/lib/hilabd.sh"
-export HILAB_DB=$LAB_TMP/hilab.db HILAB_SOCKET=$LAB_TMP/control.sock
-HILABD_LOG=$LAB_TMP/hilabd.log
 SUBMIT_ERR=$LAB_TMP/submit.err
-export HILAB_MACHINES=$LAB_TMP/machines
-mkdir -p "$HILAB_MACHINES"
-cat >"$HILAB_MACHINES/demo.yaml" <<YAML
-name: demo
-kind: ssh
-ssh:
-  host: $HOST
-  identity: $KEY
-  known_hosts: $KNOWN_HOSTS
-  agent_dir: $AGENT_DIR_REMOTE
-YAML
+daemon_lab_host demo
 
 trap daemon_cleanup EXIT
 

@@ -26,6 +26,26 @@ daemon_scratch() {
 	mkdir -p "$HILAB_MACHINES"
 }
 
+# daemon_lab_host NAME [YAML]: the test's database, control socket and log
+# in $LAB_TMP and an inventory of NAME, the namespace host lab_host_up
+# brought up (kind ssh); YAML (lines ending in a newline) goes before
+# its "ssh:" key.
+daemon_lab_host() {
+	export HILAB_DB=$LAB_TMP/hilab.db HILAB_SOCKET=$LAB_TMP/control.sock
+	export HILAB_MACHINES=$LAB_TMP/machines
+	HILABD_LOG=$LAB_TMP/hilabd.log
+	mkdir -p "$HILAB_MACHINES"
+	cat >"$HILAB_MACHINES/$1.yaml" <<YAML
+name: $1
+kind: ssh
+${2:-}ssh:
+  host: $HOST
+  identity: $KEY
+  known_hosts: $KNOWN_HOSTS
+  agent_dir: $AGENT_DIR_REMOTE
+YAML
+}
+
 # check DESCRIPTION COMMAND...: one TAP line for the command's outcome.
 check() {
 	local d=$1

@@ -13,6 +13,12 @@
  * with hilabd/ingest.c.
  * Job 3 "envdiff": V1 again, with "patch 1" runs reporting another
  * cpufreq.governor than the host.
+ * Job 4 "rate": a custom benchmark whose metric "time" is higher-is-better
+ * (V1; declared by name after a pattern that also matches it), with an
+ * undeclared metric "extra" beside it.
+ * Job 5 "netperf": netperf throughput (Mbit/s, V2), a name tbench shares.
+ * Job 6 "two-machines": hackbench V1 on lab1 and lab2.
+ * Job 7 "failed": a done run with a sample, a failed run; the job failed.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -59,6 +65,56 @@ static const char job_real[] = "name: hackbench-real\n"
 			       "    params: {groups: [1, 2], loops: 50}\n"
 			       "    iterations: 3\n"
 			       "    warmups: 1\n";
+
+static const char job_rate[] =
+    "name: rate\n"
+    "machines: [lab1]\n"
+    "kernels:\n"
+    "  - {name: base, image: /srv/kernels/base-r/vmlinuz}\n"
+    "  - {name: patch 1, image: /srv/kernels/patch1-r/vmlinuz}\n"
+    "rounds: 5\n"
+    "benchmarks:\n"
+    "  - name: rate\n"
+    "    command: [rate]\n"
+    "    parser: keyvalue\n"
+    "    iterations: 1\n"
+    "    metrics:\n"
+    "      - {name: \"ti*\", unit: ticks, direction: lower}\n"
+    "      - {name: time, unit: runs/s, direction: higher,\n"
+    "         statistic: median}\n";
+
+static const char job_netperf[] =
+    "name: netperf\n"
+    "machines: [lab1]\n"
+    "kernels:\n"
+    "  - {name: base, image: /srv/kernels/base-n/vmlinuz}\n"
+    "  - {name: patch 1, image: /srv/kernels/patch1-n/vmlinuz}\n"
+    "rounds: 5\n"
+    "benchmarks:\n"
+    "  - name: netperf\n"
+    "    params: {duration: 10}\n"
+    "    iterations: 1\n";
+
+static const char job_two_machines[] =
+    "name: two-machines\n"
+    "machines: [lab1, lab2]\n"
+    "kernels:\n"
+    "  - {name: base, image: /srv/kernels/base-m/vmlinuz}\n"
+    "  - {name: patch 1, image: /srv/kernels/patch1-m/vmlinuz}\n"
+    "rounds: 5\n"
+    "benchmarks:\n"
+    "  - name: hackbench\n"
+    "    params: {groups: 1, loops: 100}\n"
+    "    iterations: 1\n"
+    "    warmups: 0\n";
+
+static const char job_failed[] = "name: failed\n"
+				 "machines: [lab1]\n"
+				 "benchmarks:\n"
+				 "  - name: hackbench\n"
+				 "    params: {groups: [1, 2], loops: 100}\n"
+				 "    iterations: 1\n"
+				 "    warmups: 0\n";
 
 static const char job_envdiff[] =
     "name: envdiff\n"
@@ -230,6 +286,41 @@ run_values(struct db *db, int64_t run, const char *metric, const double *x,
 		die("run done", cause);
 }
 
+/* Stores a sample of a metric the run's benchmark does not declare. */
+static void
+run_extra(struct db *db, int64_t run, double v)
+{
+	struct db_sample s = { .run = run, .metric = "extra", .value = v };
+	char		*cause = NULL;
+
+	if (db_samples_insert(db, &s, 1, &cause) == -1)
+		die("extra sample", cause);
+}
+
+/* Job 7: one run done with a sample, the other failed, the job failed. */
+static void
+build_failed(struct db *db, const struct catalog *cat, struct agent_facts *f)
+{
+	struct job *job;
+	struct plan plan = { 0 };
+	char	   *cause = NULL;
+	int64_t	   *kernels, id, run;
+	double	    v = 3.0;
+
+	id = job_add(db, cat, job_failed, &job, &plan, &kernels);
+	run = run_add(db, id, &plan.runs[0], kernels[0], f);
+	run_values(db, run, "time", &v, 1);
+	run = run_add(db, id, &plan.runs[1], kernels[0], f);
+	if (db_run_set_state(db, run, DB_FAILED, "exit status 1", &cause) ==
+		-1 ||
+	    db_job_set_state(db, id, DB_FAILED, "some runs failed", &cause) ==
+		-1)
+		die("failed job", cause);
+	free(kernels);
+	job_free(job);
+	plan_free(&plan);
+}
+
 /* The value of round r of a vector run: groups=2 doubles V1. */
 static void
 vector_sample(const struct plan_run *p, int is_base, double *v,
@@ -237,7 +328,8 @@ vector_sample(const struct plan_run *p, int is_base, double *v,
 {
 	int r = p->round;
 
-	if (strcmp(p->benchmark, "tbench") == 0) {
+	if (strcmp(p->benchmark, "tbench") == 0 ||
+	    strcmp(p->benchmark, "netperf") == 0) {
 		*metric = "throughput";
 		*v = is_base ? v2_base[r] : v2_new[r];
 		return;
@@ -248,7 +340,10 @@ vector_sample(const struct plan_run *p, int is_base, double *v,
 		*v *= 2;
 }
 
-/* Job 1 and 3: the vectors, patch 1 optionally on other facts. */
+/*
+ * A job of the vectors, patch 1 optionally on other facts; custom
+ * benchmarks also get samples of a metric they do not declare ("extra").
+ */
 static void
 build_vectors(struct db *db, const struct catalog *cat, const char *text,
     struct agent_facts *f, const char *governor)
@@ -269,6 +364,8 @@ build_vectors(struct db *db, const struct catalog *cat, const char *text,
 		    p->kernel_index == 1 && governor ? governor : saved);
 		run = run_add(db, job_id, p, kernels[p->kernel_index], f);
 		vector_sample(p, p->kernel_index == 0, &v, &metric);
+		if (job->benchmarks[p->benchmark_index].custom)
+			run_extra(db, run, v * 10);
 		run_values(db, run, metric, &v, 1);
 	}
 	facts_set(f, "cpufreq.governor", saved);
@@ -378,7 +475,8 @@ main(int argc, char **argv)
 	if ((cat = catalog_load(dir, &cause)) == NULL)
 		die(dir, cause);
 	if ((db = db_open(argv[1], &cause)) == NULL ||
-	    db_machine_upsert(db, "lab1", "ssh", "x86_64", &cause) == -1)
+	    db_machine_upsert(db, "lab1", "ssh", "x86_64", &cause) == -1 ||
+	    db_machine_upsert(db, "lab2", "ssh", "x86_64", &cause) == -1)
 		die(argv[1], cause);
 	build_vectors(db, cat, job_vectors, &f, NULL);
 	build_real(db, cat, &f);
@@ -386,6 +484,10 @@ main(int argc, char **argv)
 	build_vectors(db, cat, job_envdiff, &f,
 	    gov != NULL && strcmp(gov, "powersave") == 0 ? "performance"
 							 : "powersave");
+	build_vectors(db, cat, job_rate, &f, NULL);
+	build_vectors(db, cat, job_netperf, &f, NULL);
+	build_vectors(db, cat, job_two_machines, &f, NULL);
+	build_failed(db, cat, &f);
 	db_close(db);
 	catalog_free(cat);
 	agent_facts_clear(&f);

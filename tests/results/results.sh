@@ -24,8 +24,9 @@ check() {	# check DESCRIPTION COMMAND...
 }
 h() { "$hilab" --db "$T/h.db" "$@"; }
 fact() { sed -n "s/^$1=//p" "$T/facts.txt"; }
-# same FILE1 FILE2: identical, else the diff goes to the log.
-same() { diff -u "$1" "$2" | sed 's/^/# /'; cmp -s "$1" "$2"; }
+# same GOLDEN FILE: identical, else the diff goes to the log (with
+# HILAB_UPDATE_GOLDEN set, FILE first becomes the golden).
+same() { [ -z "${HILAB_UPDATE_GOLDEN:-}" ] || cp "$2" "$1"; diff -u "$1" "$2" | sed 's/^/# /'; cmp -s "$1" "$2"; }
 
 "$B/agents/hilab-agent" facts >"$T/facts.txt"
 check "facts captured from the real agent" test -s "$T/facts.txt"
@@ -118,6 +119,65 @@ h plot 2 --output "$T/plots" --benchmark hackbench >"$T/plot2.out"
 png=$(cat "$T/plot2.out")
 check "plot writes a PNG of 800x500" test "$(od -An -tx1 -j12 -N12 "$png" | tr -d ' \n')" = "4948445200000320000001f4"
 
+# Meaning from each job: hackbench time (lower, s), job 4's custom "time"
+# (higher, runs/s, Median) and its undeclared "extra", tbench throughput
+# (MB/s) and netperf's (Mbit/s), in every style, each as its job says.
+for style in amd change pct meansd markdown csv json; do
+	h compare --job 1 --job 4 --job 5 --style "$style" >"$T/meaning.$style"
+	check "compare --style $style of jobs sharing metric names matches golden" \
+	    same "$golden/meaning.$style" "$T/meaning.$style"
+done
+check "csv: hackbench time lower in s, rate time higher in runs/s" bash -c \
+    "grep -q '^hackbench,time,s,lower,AMean,' '$T/meaning.csv' && grep -q '^rate,time,runs/s,higher,Median,' '$T/meaning.csv'"
+check "csv: tbench throughput in MB/s, netperf throughput in Mbit/s" bash -c \
+    "grep -q '^tbench,throughput,MB/s,higher,' '$T/meaning.csv' && grep -q '^netperf,throughput,Mbit/s,higher,' '$T/meaning.csv'"
+check "csv: the undeclared metric has no direction and no pct imp" \
+    grep -qE '^rate,extra,,unknown,AMean,default,patch 1,5,19.76,([^,]*,){10},Welch' "$T/meaning.csv"
+check "amd: the undeclared metric says so and claims no improvement" bash -c \
+    "grep -q '^Interpretation: Unknown: the job does not declare a direction$' '$T/meaning.amd' && grep -q '^default  1.00 \[   n/a\]' '$T/meaning.amd'"
+check "meansd says which statistic its cells show" \
+    grep -q '^signs: cells are Median ± sd; delta% is the raw change of the Median' "$T/meaning.meansd"
+check "every style but json has a sign legend under every table" bash -c \
+    "for f in '$T'/meaning.[acmp]*; do test \"\$(grep -c 'signs: ' \"\$f\")\" = \"\$(grep -c 'per cell' \"\$f\")\" || exit 1; done"
+
+# Machines: kernel columns of two machines give a table per machine;
+# --pool puts them in one cell and says so.
+h compare --job 6 --style pct >"$T/split.pct"
+check "kernel columns over two machines: a table per machine" bash -c \
+    "test \"\$(grep -c '^hackbench: time (s), lower is better, AMean, machine lab[12]$' '$T/split.pct')\" = 2"
+h compare --job 6 --pool --style markdown >"$T/pooled.markdown"
+check "--pool: the table matches golden" same "$golden/pooled.markdown" "$T/pooled.markdown"
+check "--pool: the table says what it pooled" grep -qF 'note: pooled (--pool): column "patch 1" holds the samples of machines "lab1", "lab2"' "$T/pooled.markdown"
+check "markdown prints a small p as p<0.001" grep -qF 'p<0.001 *' "$T/pooled.markdown"
+h compare --job 6 --by machine >"$T/pool.out" 2>"$T/pool.err"; rc=$?
+check "machine columns that would pool kernels: refused (exit 2)" test "$rc" -eq 2
+check "the refusal names the kernels" grep -qF 'column "lab1" would pool the samples of kernels "base", "patch 1" into one cell' "$T/pool.err"
+check "nothing printed on stdout when refused" test ! -s "$T/pool.out"
+h compare --job 1 --job 3 --benchmark hackbench 2>"$T/pool.err"; rc=$?
+check "jobs pooled into one cell: refused naming them (exit 2)" bash -c \
+    "test $rc -eq 2 && grep -qF 'would pool the samples of jobs \"job 1\", \"job 3\"' '$T/pool.err'"
+
+# The base: the first --job's first kernel, or --base; a missing job.
+h compare --job 7 --job 2 --by job --style csv >"$T/base.csv"
+h compare --job 2 --job 7 --by job --style csv >"$T/base2.csv"
+check "the job given first is the base: job 7" \
+    bash -c "sed -n 2p '$T/base.csv' | grep -q ',job 7,'"
+check "the job given first is the base: job 2" \
+    bash -c "sed -n 2p '$T/base2.csv' | grep -q ',job 2,'"
+h compare --job 1 --base "patch 1" --benchmark tbench --style change >"$T/base.change"
+check "--base chooses the base column" grep -q '^Case  *patch 1 (MB/s) base (MB/s)' "$T/base.change"
+h compare --job 1 --base nope 2>"$T/base.err"; rc=$?
+check "--base naming no column: exit 2 naming it" bash -c \
+    "test $rc -eq 2 && grep -qF -- '--base \"nope\": hackbench time has no such column' '$T/base.err'"
+h compare --job 1 --job 999 >"$T/missing.out" 2>"$T/missing.err"; rc=$?
+check "a missing job: exit 2 naming it" bash -c \
+    "test $rc -eq 2 && grep -qF -- '--job 999: no such job' '$T/missing.err' && test ! -s '$T/missing.out'"
+h compare --pool --style csv >"$T/latest.csv" 2>"$T/latest.err"
+check "without --job: the newest done job (not the failed one), said on stderr" \
+    grep -qF 'compare: job 6, the newest done job' "$T/latest.err"
+check "without --job: stdout stays csv" bash -c \
+    "head -1 '$T/latest.csv' | grep -q '^benchmark,metric,' && ! grep -q 'newest' '$T/latest.csv'"
+
 # query: formats, read-only, exported copy.
 h query --format csv "SELECT 'a,b' AS x, 'say \"hi\"' AS y, 'l1' || char(10) || 'l2' AS z, NULL AS n" >"$T/q.csv"
 printf 'x,y,z,n\r\n"a,b","say ""hi""","l1\nl2",\r\n' >"$T/q.want"
@@ -125,7 +185,7 @@ check "query csv quotes as RFC 4180" same "$T/q.want" "$T/q.csv"
 h query --format json "SELECT COUNT(*) AS n FROM v_samples WHERE job = 1" >"$T/q.json"
 check "query json has typed values" grep -qE '"n": 30$' "$T/q.json"
 h query "SELECT id, name FROM jobs ORDER BY id" >"$T/q.txt"
-printf 'id  name          \n--  --------------\n 1  vectors       \n 2  hackbench-real\n 3  envdiff       \n' | sed 's/ *$//' >"$T/q.want"
+printf 'id  name          \n--  --------------\n 1  vectors       \n 2  hackbench-real\n 3  envdiff       \n 4  rate          \n 5  netperf       \n 6  two-machines  \n 7  failed        \n' | sed 's/ *$//' >"$T/q.want"
 sed 's/ *$//' "$T/q.txt" >"$T/q.got"
 check "query text is aligned" same "$T/q.want" "$T/q.got"
 before=$(h query --format csv "SELECT COUNT(*) FROM jobs")

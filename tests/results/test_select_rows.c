@@ -337,7 +337,9 @@ test_change_style(void **state)
 	assert_int_equal(render_print(r.v[0].table, "change", mem, &cause), 0);
 	fclose(mem);
 	print_message("%s", text);
-	assert_true(strncmp(text, "operation ", 10) == 0);
+	assert_true(strncmp(text, "cpuset-hotplug: ", 16) == 0);
+	assert_non_null(strstr(text, " (ms), lower is better, Median\n"));
+	assert_true(strncmp(strchr(text, '\n') + 1, "operation ", 10) == 0);
 	assert_non_null(strstr(text, " base (ms) patched (ms)\n"));
 	check_printed(text, "change partition root", 17, 14.5);
 	check_printed(text, "cpu offline", 2.10, 1.98);

@@ -30,7 +30,15 @@ static const double v_partial[] = { 3.50, 3.60 };
 static const char job_spec[] =
     "{\"name\":\"nightly\",\"kernels\":"
     "[{\"name\":\"base\"}],\"benchmarks\":[{\"name\":\"hackbench\","
-    "\"metrics\":[{\"name\":\"time\"}]}]}";
+    "\"metrics\":[{\"name\":\"time\",\"unit\":\"s\",\"direction\":"
+    "\"lower\",\"statistic\":\"amean\"}]}]}";
+
+/* The same job where the benchmark declares another metric only. */
+static const char job_spec_undeclared[] =
+    "{\"name\":\"nightly\",\"kernels\":"
+    "[{\"name\":\"base\"}],\"benchmarks\":[{\"name\":\"hackbench\","
+    "\"metrics\":[{\"name\":\"other\",\"unit\":\"s\",\"direction\":"
+    "\"lower\",\"statistic\":\"amean\"}]}]}";
 
 struct fixture {
 	struct db *db;
@@ -86,20 +94,31 @@ run_fill(struct fixture *f, int64_t run, const double *x, size_t n,
 		fail_msg("%s", cause);
 }
 
-/* A job with a done run of x and, unless partial is done, a second run. */
+/*
+ * A job of spec with a done run of x and, unless partial is done, a second
+ * run.
+ */
 static int64_t
-job_add(struct fixture *f, const double *x, enum db_state partial)
+job_add_spec(struct fixture *f, const char *spec, const double *x,
+    enum db_state partial)
 {
 	char   *cause = NULL;
 	int64_t id;
 
 	if ((id = db_job_insert(f->db, "nightly", "/srv/jobs/nightly.yaml",
-		 job_spec, &cause)) == -1)
+		 spec, &cause)) == -1)
 		fail_msg("%s", cause);
 	run_fill(f, run_add(f, id, 0), x, 5, DB_DONE);
 	if (partial != DB_DONE)
 		run_fill(f, run_add(f, id, 1), v_partial, 2, partial);
 	return id;
+}
+
+/* A job of the declared spec; see job_add_spec. */
+static int64_t
+job_add(struct fixture *f, const double *x, enum db_state partial)
+{
+	return job_add_spec(f, job_spec, x, partial);
 }
 
 /* The database: a sweep and three jobs of one machine and kernel. */
@@ -221,6 +240,28 @@ test_running_run(void **state)
 	check_same(f, f->running);
 }
 
+/*
+ * A metric whose jobs do not declare it has no direction: 19% slower is
+ * compared but never flagged, whatever the metrics cache says.
+ */
+static void
+test_undeclared_not_flagged(void **state)
+{
+	struct fixture *f = *state;
+	char	       *cause = NULL;
+	int64_t		base, job;
+
+	base = job_add_spec(f, job_spec_undeclared, v1_base, DB_DONE);
+	job = job_add_spec(f, job_spec_undeclared, v1_slow, DB_DONE);
+	assert_int_equal(sweeper_compare(f->db, f->sweep, "nightly", base, job,
+			     &cause),
+	    0);
+	/* the same values, declared lower-is-better, are a regression */
+	assert_int_equal(sweeper_compare(f->db, f->sweep, "nightly", f->base,
+			     f->failed, &cause),
+	    1);
+}
+
 int
 main(void)
 {
@@ -229,6 +270,8 @@ main(void)
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_running_run, setup,
 		    teardown),
+		cmocka_unit_test_setup_teardown(test_undeclared_not_flagged,
+		    setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -121,7 +121,11 @@ dbtest_fixture(struct db *db, const char *machine, int nruns, int64_t *run_ids)
 	    "{\"tree\":\"linux\",\"base\":\"v6.8\",\"patches\":[]}", &cause);
 	if (kernel == -1)
 		fail_msg("%s", cause);
-	job = db_job_insert(db, "seed0", "jobs/seed0.yaml", "{}", &cause);
+	job = db_job_insert(db, "seed0", "jobs/seed0.yaml",
+	    "{\"benchmarks\":[{\"name\":\"hackbench\",\"metrics\":"
+	    "[{\"name\":\"time\",\"unit\":\"s\",\"direction\":"
+	    "\"lower\",\"statistic\":\"amean\"}]}]}",
+	    &cause);
 	if (job == -1)
 		fail_msg("%s", cause);
 	r.job = job;

@@ -223,7 +223,7 @@ count_cb(const struct db_job_sample *x, void *arg)
 /*
  * Only the samples of runs done and not superseded count: not those of a
  * failed run, a running one or one done again as another; the job with
- * them is the newest with a sample that counts.
+ * them is the newest done job with a sample that counts once it is done.
  */
 static void
 test_samples_that_count(void **state)
@@ -246,6 +246,13 @@ test_samples_that_count(void **state)
 	    0);
 	assert_int_equal(seen[0], 1);
 	assert_int_equal(seen[1], f->runs[0]);
+	assert_int_equal(db_samples_latest_job(f->db, &f->cause), 0);
+	assert_int_equal(db_job_set_state(f->db, f->job, DB_RUNNING, NULL,
+			     &f->cause),
+	    0);
+	assert_int_equal(db_job_set_state(f->db, f->job, DB_DONE, NULL,
+			     &f->cause),
+	    0);
 	assert_int_equal(db_samples_latest_job(f->db, &f->cause), f->job);
 }
 

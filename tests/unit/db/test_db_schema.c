@@ -202,7 +202,7 @@ test_upgrade_from_v1(void **state)
 	assert_int_equal(query_int(db,
 			     "SELECT count(*) FROM sqlite_master "
 			     "WHERE type = 'view'"),
-	    2);
+	    3);
 	assert_int_equal(query_int(db, "SELECT count(*) FROM jobs"), 1);
 	db_close(db);
 	free(path);
@@ -281,19 +281,21 @@ test_all_files_embedded(void **state)
 static void
 test_views(void **state)
 {
-	struct db_sample v[2];
+	struct db_sample v[3];
 	struct db	*db;
 	char		*cause = NULL, *path, *out;
 	int64_t		 runs[2];
 
 	db = dbtest_open(*state, "hilab.db");
 	dbtest_fixture(db, "vm32", 2, runs);
-	assert_int_equal(db_metric_upsert(db, "time", "s", "lower", "amean",
+	/* a later job's declaration in the cache does not change this one's */
+	assert_int_equal(db_metric_upsert(db, "time", "ms", "higher", "median",
 			     &cause),
 	    0);
 	v[0] = (struct db_sample){ runs[1], "time", 0, 1.5 };
 	v[1] = (struct db_sample){ runs[1], "time", 1, 2.5 };
-	assert_int_equal(db_samples_insert(db, v, 2, &cause), 2);
+	v[2] = (struct db_sample){ runs[1], "undeclared", 0, 7 };
+	assert_int_equal(db_samples_insert(db, v, 3, &cause), 3);
 	assert_int_equal(
 	    query_int(db,
 		"SELECT count(*) FROM v_runs WHERE "
@@ -305,11 +307,12 @@ test_views(void **state)
 	path = dbtest_path(*state, "hilab.db");
 	out = dbtest_cli(path,
 	    ".mode list\nSELECT job_name, machine, kernel, "
-	    "benchmark, params, round, metric, unit, iteration, value "
-	    "FROM v_samples ORDER BY iteration;");
+	    "benchmark, params, round, metric, unit, direction, statistic, "
+	    "iteration, value FROM v_samples ORDER BY metric, iteration;");
 	assert_string_equal(out,
-	    "seed0|vm32|base|hackbench|groups=4|0|time|s|0|1.5\n"
-	    "seed0|vm32|base|hackbench|groups=4|0|time|s|1|2.5\n");
+	    "seed0|vm32|base|hackbench|groups=4|0|time|s|lower|amean|0|1.5\n"
+	    "seed0|vm32|base|hackbench|groups=4|0|time|s|lower|amean|1|2.5\n"
+	    "seed0|vm32|base|hackbench|groups=4|0|undeclared||||0|7.0\n");
 	free(out);
 	free(path);
 }

@@ -230,6 +230,45 @@ test_json_round_trip(void **state)
 	globfree(&g);
 }
 
+/*
+ * Optional and pattern metrics and parser samples survive YAML -> job ->
+ * JSON -> job; "optional" is stored only when set.
+ */
+static void
+test_declared(void **state)
+{
+	struct job	  *job = load_ok("good-declared.yaml"), *back;
+	struct job_metric *m;
+	char		  *json, *cause = NULL;
+
+	json = job_to_json(job);
+	assert_non_null(strstr(json,
+	    "{\"name\":\"rss\",\"unit\":\"KiB\",\"direction\":\"lower\","
+	    "\"statistic\":\"amean\",\"optional\":true}"));
+	assert_non_null(strstr(json,
+	    "{\"name\":\"lat_p*\",\"unit\":\"usec\",\"direction\":\"lower\","
+	    "\"statistic\":\"median\"}"));
+	assert_non_null(strstr(json, "\"parser_sample\":\"took=1.5\""));
+	assert_null(strstr(strstr(json, "\"optional\"") + 1, "\"optional\""));
+	back = job_from_json(json, &cause);
+	if (back == NULL)
+		fail_msg("%s", cause);
+	m = back->benchmarks[0].metrics;
+	assert_false(m[0].optional);
+	assert_true(m[1].optional);
+	assert_false(m[2].optional);
+	assert_string_equal(m[2].name, "lat_p*");
+	assert_true(job_metric_required(&m[0]));
+	assert_false(job_metric_required(&m[1]));
+	assert_false(job_metric_required(&m[2]));
+	assert_false(back->benchmarks[1].metrics[0].optional);
+	assert_string_equal(back->benchmarks[0].parser_sample, "took=1.5");
+	assert_string_equal(back->benchmarks[1].parser_sample, "0.01");
+	free(json);
+	job_free(back);
+	job_free(job);
+}
+
 /* The minimal file gets every default; the JSON states them. */
 static void
 test_defaults(void **state)
@@ -460,6 +499,7 @@ main(void)
 		cmocka_unit_test(test_print_reparses),
 		cmocka_unit_test(test_bad_errors),
 		cmocka_unit_test(test_json_round_trip),
+		cmocka_unit_test(test_declared),
 		cmocka_unit_test(test_defaults),
 		cmocka_unit_test(test_params_sorted),
 		cmocka_unit_test(test_kernel_cmdline),

@@ -1,7 +1,7 @@
 /*
  * The run planner: counts and order of runs for each kernel order, the
- * cartesian product of sweeps, argv expansion, and plans read back from the
- * stored JSON.
+ * cartesian product of sweeps, argv expansion, plans read back from the
+ * stored JSON, the metrics a run requires and the check of parser samples.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -323,6 +323,161 @@ test_unresolved(void **state)
 	job_free(job);
 }
 
+/* A regex command with a required, an optional and a pattern metric. */
+static const char declared_job[] =
+    "name: d\nmachines: [m]\n"
+    "benchmarks:\n"
+    "  - name: took\n"
+    "    command: [sh, -c, \"echo took=foo 1.5\"]\n"
+    "    parser: regex\n"
+    "    parser_args: |\n"
+    "      took[s]=took=foo ([0-9.]+)\n"
+    "      rss=rss ([0-9]+)\n"
+    "%s"
+    "    metrics:\n"
+    "      - {name: took, unit: s, direction: lower}\n"
+    "      - {name: rss, unit: KiB, direction: lower, optional: true}\n"
+    "      - {name: \"lat_*\", unit: us, direction: lower}\n";
+
+/* Loads the declared job with a parser_sample line (or none). */
+static struct job *
+load_declared(const char *sample)
+{
+	char	   *line, *text;
+	struct job *job;
+
+	line = sample != NULL ? xasprintf("    parser_sample: \"%s\"\n", sample)
+			      : xstrdup("");
+	text = xasprintf(declared_job, line);
+	job = load_text(text);
+	free(text);
+	free(line);
+	return job;
+}
+
+/* A run requires the declared metrics but optional ones and patterns. */
+static void
+test_required_metrics(void **state)
+{
+	struct job *job = load_declared(NULL), *back;
+	struct plan plan;
+	char	   *json, *cause = NULL;
+	size_t	    i;
+
+	build(job, &plan);
+	assert_int_equal(plan.n, 1);
+	assert_non_null(plan.runs[0].metrics);
+	assert_string_equal(plan.runs[0].metrics[0], "took");
+	assert_null(plan.runs[0].metrics[1]);
+	plan_free(&plan);
+	json = job_to_json(job);
+	back = job_from_json(json, &cause);
+	assert_non_null(back);
+	build(back, &plan);
+	assert_string_equal(plan.runs[0].metrics[0], "took");
+	assert_null(plan.runs[0].metrics[1]);
+	for (i = 0; i < back->benchmarks[0].nmetrics; i++)
+		assert_int_equal(job_metric_required(
+				     &back->benchmarks[0].metrics[i]),
+		    i == 0);
+	plan_free(&plan);
+	free(json);
+	job_free(back);
+	job_free(job);
+}
+
+/* Why a parser finds no value: the regex line that defines the metric. */
+static void
+test_missing(void **state)
+{
+	char *s;
+
+	s = plan_missing("hackbench", NULL, "time");
+	assert_string_equal(s,
+	    "declared metric \"time\": parser \"hackbench\" finds no value of "
+	    "it");
+	free(s);
+	s = plan_missing("regex", "ab=x([0-9]+)\nb[ms]=y ([0-9]+)\n", "b");
+	assert_string_equal(s,
+	    "declared metric \"b\": parser \"regex\" (b[ms]=y ([0-9]+)) finds "
+	    "no value of it");
+	free(s);
+	s = plan_missing("regex", "took=foo ([0-9.]+)", "took");
+	assert_string_equal(s,
+	    "declared metric \"took\": parser \"regex\" (took=foo ([0-9.]+)) "
+	    "finds no value of it");
+	free(s);
+	s = plan_missing("regex", "a=x([0-9]+)", "c");
+	assert_string_equal(s,
+	    "declared metric \"c\": parser \"regex\" (no line \"c=REGEX\" in "
+	    "parser_args) finds no value of it");
+	free(s);
+}
+
+/* Returns plan_check_sample of the declared job with sample. */
+static char *
+check_declared(const char *sample)
+{
+	struct job *job = load_declared(sample);
+	char	   *msg = plan_check_sample(&job->benchmarks[0]);
+
+	job_free(job);
+	return msg;
+}
+
+/* A parser_sample must yield every required metric. */
+static void
+test_check_sample(void **state)
+{
+	static const char kv[] =
+	    "name: k\nmachines: [m]\n"
+	    "benchmarks:\n"
+	    "  - name: kv\n"
+	    "    command: [x]\n"
+	    "    parser: keyvalue\n"
+	    "    parser_sample: \"%s\"\n"
+	    "    metrics:\n"
+	    "      - {name: a, unit: s, direction: lower%s}\n"
+	    "      - {name: b, unit: s, direction: lower, optional: true}\n";
+	struct job *job;
+	char	   *msg, *text;
+
+	assert_null(check_declared(NULL));
+	assert_null(check_declared("took=foo 1.5"));
+	msg = check_declared("took=bar 1.5");
+	assert_string_equal(msg,
+	    "benchmark \"took\": declared metric \"took\": parser \"regex\" "
+	    "(took[s]=took=foo ([0-9.]+)) finds no value of it in "
+	    "parser_sample \"took=bar 1.5\" (parser \"regex\": no metric: "
+	    "first line not understood: \"took=bar 1.5\")");
+	free(msg);
+	text = xasprintf(kv, "b=1 c=2", "");
+	job = load_text(text);
+	msg = plan_check_sample(&job->benchmarks[0]);
+	assert_string_equal(msg,
+	    "benchmark \"kv\": declared metric \"a\": parser \"keyvalue\" "
+	    "finds no value of it in parser_sample \"b=1 c=2\" (parser "
+	    "\"keyvalue\": no metric: first line not understood: \"b=1 "
+	    "c=2\")");
+	free(msg);
+	job_free(job);
+	free(text);
+	text = xasprintf(kv, "b=1", ", optional: true");
+	job = load_text(text);
+	assert_null(plan_check_sample(&job->benchmarks[0]));
+	job_free(job);
+	free(text);
+	text = xasprintf(kv, "b: none", ", optional: true");
+	job = load_text(text);
+	msg = plan_check_sample(&job->benchmarks[0]);
+	assert_string_equal(msg,
+	    "benchmark \"kv\": parser_sample \"b: none\": parser \"keyvalue\": "
+	    "no metric: first line not understood: \"b: none\"");
+	free(msg);
+	job_free(job);
+	free(text);
+}
+
 int
 main(void)
 {
@@ -335,6 +490,9 @@ main(void)
 		cmocka_unit_test(test_expand_arg),
 		cmocka_unit_test(test_plan_from_json),
 		cmocka_unit_test(test_unresolved),
+		cmocka_unit_test(test_required_metrics),
+		cmocka_unit_test(test_missing),
+		cmocka_unit_test(test_check_sample),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -6,6 +6,14 @@
 
 #include "benchmarks/parse.h"
 
+/* The parser of each folder of real captures in bench-outputs. */
+struct ptest_tool {
+	const char *dir;
+	const char *parser;
+};
+extern const struct ptest_tool ptest_tools[];
+extern const size_t	       ptest_ntools;
+
 /* Reads a whole file; NULL if it cannot. The caller frees. */
 char *ptest_read_file(const char *path, size_t *len);
 /* Runs a shell command, returns its stdout+stderr; NULL on failure. */

@@ -7,6 +7,22 @@
 #include "common/xmalloc.h"
 #include "parsers_test.h"
 
+/* The parser for each folder of captures. */
+const struct ptest_tool ptest_tools[] = {
+	{ "hackbench", "hackbench" },
+	{ "kernel-build", "kernbench" },
+	{ "llama-batched-bench", "llama-batched-bench" },
+	{ "netperf", "netperf" },
+	{ "schbench", "schbench" },
+	{ "stream", "stream" },
+	{ "stress-ng", "stress-ng" },
+	{ "sysbench", "sysbench" },
+	{ "tbench", "tbench" },
+	{ "unixbench", "unixbench" },
+	{ "ycsb", "ycsb" },
+};
+const size_t ptest_ntools = sizeof ptest_tools / sizeof ptest_tools[0];
+
 /* Reads everything from f. */
 static char *
 ptest_slurp(FILE *f, size_t *len)

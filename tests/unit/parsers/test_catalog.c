@@ -1,9 +1,12 @@
 /*
  * The shipped benchmark catalog loads and expands; bad catalog files give
- * exact file:line:col errors, one per line, sorted.
+ * exact file:line:col errors, one per line, sorted; every metric its
+ * parsers emit from the real captures (and from its parser_samples) is
+ * declared, and each required one is emitted.
  */
 #include <sys/stat.h>
 
+#include <dirent.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -18,6 +21,8 @@
 #include "benchmarks/catalog.h"
 #include "benchmarks/parse.h"
 #include "common/xmalloc.h"
+#include "parsers_test.h"
+#include "tests/lib/skip.h"
 
 static char tmpdir[] = "/tmp/hilab-catalog-XXXXXX";
 
@@ -351,6 +356,226 @@ test_missing_param(void **state)
 	free(first);
 }
 
+/*
+ * Captures of another version or harness than the catalog's command: all
+ * they emit must be declared, but they need not have every required metric.
+ */
+static const struct {
+	const char *file;
+	const char *why;
+} foreign_captures[] = {
+	{ "kernel-build/lkp-kbuild-01-runtime.txt",
+	    "LKP's kbuild runtime line, not time -p" },
+	{ "schbench/lkml-2020-old-0000th-and-0th-8space.txt",
+	    "schbench before 1.0" },
+	{ "schbench/lkml-2021-old-0000th-tabs-rps-line.txt",
+	    "schbench before 1.0" },
+	{ "schbench/lkp-2022-intermediate-format-m1-t16.txt",
+	    "schbench before 1.0" },
+};
+
+/* Whether res holds a value of name. */
+static int
+emitted(const struct parse_result *res, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < res->n; i++) {
+		if (strcmp(res->v[i].name, name) == 0)
+			return (1);
+	}
+	return (0);
+}
+
+/*
+ * Checks what b's parser made of a text (what): every name is declared,
+ * exactly or by a pattern, with a unit (the one the parser says) and a
+ * direction; with required, every required metric is there.
+ */
+static void
+check_declared(const struct catalog_benchmark *b, const char *what,
+    const struct parse_result *res, int required)
+{
+	const struct catalog_metric *m;
+	size_t			     i;
+
+	for (i = 0; i < res->n; i++) {
+		m = catalog_metric_find(b->metrics, b->nmetrics,
+		    res->v[i].name);
+		if (m == NULL)
+			fail_msg("%s: parser \"%s\" emits \"%s\", which "
+				 "benchmark \"%s\" does not declare",
+			    what, b->parser, res->v[i].name, b->name);
+		if (*m->unit == '\0' ||
+		    (*res->v[i].unit != '\0' &&
+			strcmp(m->unit, res->v[i].unit) != 0))
+			fail_msg("%s: \"%s\" is in %s, declared as \"%s\" in "
+				 "\"%s\"",
+			    what, res->v[i].name, res->v[i].unit, m->unit,
+			    m->name);
+		assert_true(m->direction == CATALOG_HIGHER ||
+		    m->direction == CATALOG_LOWER);
+	}
+	for (i = 0; required && i < b->nmetrics; i++) {
+		m = &b->metrics[i];
+		if (!m->optional && strchr(m->name, '*') == NULL &&
+		    !emitted(res, m->name))
+			fail_msg("%s: benchmark \"%s\" requires \"%s\", which "
+				 "parser \"%s\" does not emit",
+			    what, b->name, m->name, b->parser);
+	}
+}
+
+/* Whether a capture comes from another version or harness. */
+static int
+foreign(const char *rel)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof foreign_captures / sizeof foreign_captures[0];
+	     i++) {
+		if (strcmp(foreign_captures[i].file, rel) == 0) {
+			print_message("%s: required metrics not checked: %s\n",
+			    rel, foreign_captures[i].why);
+			return (1);
+		}
+	}
+	return (0);
+}
+
+/* Parses one capture with b's parser and checks its declarations. */
+static void
+check_capture(const struct catalog_benchmark *b, const char *outputs,
+    const char *rel)
+{
+	struct parse_result res;
+	char		   *path, *buf, *cause = NULL;
+	size_t		    len;
+
+	path = xasprintf("%s/%s", outputs, rel);
+	if ((buf = ptest_read_file(path, &len)) == NULL)
+		fail_msg("cannot read %s", path);
+	if (parse_output(b->parser, b->parser_args, buf, len, &res, &cause) <=
+	    0)
+		fail_msg("%s: %s", rel, cause);
+	check_declared(b, rel, &res, !foreign(rel));
+	parse_result_clear(&res);
+	free(buf);
+	free(path);
+}
+
+/* Keeps plain files, not dot files. */
+static int
+visible(const struct dirent *d)
+{
+	return (d->d_name[0] != '.');
+}
+
+/* Checks b against every capture of its parser's folder. */
+static size_t
+check_captures(const struct catalog_benchmark *b, const char *outputs,
+    const char *dir)
+{
+	struct dirent **names;
+	char	       *path, *rel;
+	int		n, i;
+
+	path = xasprintf("%s/%s", outputs, dir);
+	if ((n = scandir(path, &names, visible, alphasort)) <= 0)
+		fail_msg("%s: no captures", path);
+	for (i = 0; i < n; i++) {
+		rel = xasprintf("%s/%s", dir, names[i]->d_name);
+		check_capture(b, outputs, rel);
+		free(rel);
+		free(names[i]);
+	}
+	free(names);
+	free(path);
+	return ((size_t)n);
+}
+
+/*
+ * Each catalog entry whose parser has real captures declares every metric
+ * they give, and each capture of its command gives every required one.
+ */
+static void
+test_declared_captures(void **state)
+{
+	const char     *shared = getenv("HILAB_SHARED");
+	struct catalog *cat;
+	char	       *outputs;
+	size_t		i, k, nfiles = 0, nbench = 0, nknown = 0;
+
+	if (shared == NULL)
+		skip_missing("HILAB_SHARED is not set");
+	outputs = xasprintf("%s/bench-outputs", shared);
+	if (access(outputs, R_OK) != 0)
+		skip_missing("%s is absent: no real captures", outputs);
+	cat = shipped();
+	for (i = 0; i < cat->n; i++) {
+		for (k = 0; k < ptest_ntools; k++) {
+			if (strcmp(ptest_tools[k].parser, cat->v[i].parser) ==
+			    0) {
+				nfiles += check_captures(&cat->v[i], outputs,
+				    ptest_tools[k].dir);
+				nbench++;
+			}
+		}
+	}
+	/* every catalog parser with captures; llama and ycsb have no entry */
+	for (k = 0; k < ptest_ntools; k++)
+		nknown +=
+		    strcmp(ptest_tools[k].parser, "llama-batched-bench") != 0 &&
+		    strcmp(ptest_tools[k].parser, "ycsb") != 0;
+	assert_int_equal(nbench, nknown);
+	assert_true(nfiles >= 30);
+	catalog_free(cat);
+	free(outputs);
+}
+
+/* A catalog parser_sample yields declared metrics, every required one. */
+static void
+test_declared_samples(void **state)
+{
+	struct catalog	   *cat = shipped();
+	struct parse_result res;
+	char		   *text, *cause = NULL;
+	size_t		    i, n = 0;
+
+	for (i = 0; i < cat->n; i++) {
+		if (cat->v[i].parser_sample == NULL)
+			continue;
+		text = xasprintf("%s\n", cat->v[i].parser_sample);
+		if (parse_output(cat->v[i].parser, cat->v[i].parser_args, text,
+			strlen(text), &res, &cause) <= 0)
+			fail_msg("%s: parser_sample: %s", cat->v[i].name,
+			    cause);
+		check_declared(&cat->v[i], cat->v[i].name, &res, 1);
+		parse_result_clear(&res);
+		free(text);
+		n++;
+	}
+	assert_true(n >= 1);
+	catalog_free(cat);
+}
+
+/* A name emitted is declared exactly first, else by the first pattern. */
+static void
+test_metric_find(void **state)
+{
+	const struct catalog_metric v[] = {
+		{ .name = "*_bogo_ops", .unit = "bogo ops" },
+		{ .name = "cpu_bogo_ops", .unit = "ops" },
+		{ .name = "*_ops", .unit = "x" },
+	};
+
+	assert_ptr_equal(catalog_metric_find(v, 3, "cpu_bogo_ops"), &v[1]);
+	assert_ptr_equal(catalog_metric_find(v, 3, "vm_bogo_ops"), &v[0]);
+	assert_ptr_equal(catalog_metric_find(v, 3, "vm_ops"), &v[2]);
+	assert_null(catalog_metric_find(v, 3, "vm_bogo_ops_per_s"));
+	assert_null(catalog_metric_find(v, 0, "cpu_bogo_ops"));
+}
+
 /* Makes and removes the temporary folder. */
 static int
 setup(void **state)
@@ -378,6 +603,9 @@ main(void)
 		cmocka_unit_test(test_bad_keys),
 		cmocka_unit_test(test_bad_dir),
 		cmocka_unit_test(test_missing_param),
+		cmocka_unit_test(test_declared_captures),
+		cmocka_unit_test(test_declared_samples),
+		cmocka_unit_test(test_metric_find),
 	};
 
 	return (cmocka_run_group_tests(tests, setup, teardown));

@@ -21,24 +21,6 @@
 
 static const char *outputs_dir;
 
-/* The parser for each tool folder. */
-static const struct {
-	const char *dir;
-	const char *parser;
-} tool_parsers[] = {
-	{ "hackbench", "hackbench" },
-	{ "kernel-build", "kernbench" },
-	{ "llama-batched-bench", "llama-batched-bench" },
-	{ "netperf", "netperf" },
-	{ "schbench", "schbench" },
-	{ "stream", "stream" },
-	{ "stress-ng", "stress-ng" },
-	{ "sysbench", "sysbench" },
-	{ "tbench", "tbench" },
-	{ "unixbench", "unixbench" },
-	{ "ycsb", "ycsb" },
-};
-
 /*
  * Values read off the files by eye: the occ-th (0-based) metric called
  * name has this value and unit; count, when not 0, is how many there are.
@@ -404,7 +386,7 @@ test_captures(void **state)
 {
 	const size_t *i = *state;
 
-	check_tool(tool_parsers[*i].dir, tool_parsers[*i].parser);
+	check_tool(ptest_tools[*i].dir, ptest_tools[*i].parser);
 }
 
 /* Every folder of the captures has a parser here. */
@@ -418,13 +400,11 @@ test_every_folder_known(void **state)
 	n = scandir(outputs_dir, &names, visible, alphasort);
 	assert_true(n > 0);
 	for (i = 0; i < n; i++) {
-		for (k = 0; k < sizeof tool_parsers / sizeof tool_parsers[0];
-		     k++) {
-			if (strcmp(tool_parsers[k].dir, names[i]->d_name) == 0)
+		for (k = 0; k < ptest_ntools; k++) {
+			if (strcmp(ptest_tools[k].dir, names[i]->d_name) == 0)
 				break;
 		}
-		if (k == sizeof tool_parsers / sizeof tool_parsers[0] &&
-		    names[i]->d_type == DT_DIR)
+		if (k == ptest_ntools && names[i]->d_type == DT_DIR)
 			fail_msg("%s: a folder of captures with no parser",
 			    names[i]->d_name);
 		free(names[i]);
@@ -435,7 +415,7 @@ test_every_folder_known(void **state)
 int
 main(void)
 {
-	static size_t	  idx[sizeof tool_parsers / sizeof tool_parsers[0]];
+	static size_t	  idx[16];
 	struct CMUnitTest tests[1 + sizeof idx / sizeof idx[0]];
 	const char	 *shared = getenv("HILAB_SHARED");
 	DIR		 *d;
@@ -450,10 +430,12 @@ main(void)
 		    outputs_dir));
 	closedir(d);
 	tests[0] = (struct CMUnitTest)cmocka_unit_test(test_every_folder_known);
-	for (i = 0; i < sizeof idx / sizeof idx[0]; i++) {
+	assert_true(ptest_ntools <= sizeof idx / sizeof idx[0]);
+	for (i = 0; i < ptest_ntools; i++) {
 		idx[i] = i;
-		tests[i + 1] = (struct CMUnitTest){ tool_parsers[i].dir,
+		tests[i + 1] = (struct CMUnitTest){ ptest_tools[i].dir,
 			test_captures, NULL, NULL, &idx[i] };
 	}
-	return (cmocka_run_group_tests(tests, NULL, NULL));
+	return (_cmocka_run_group_tests("captures", tests, 1 + ptest_ntools,
+	    NULL, NULL));
 }

@@ -1,0 +1,100 @@
+/*
+ * Internals of report/select.c shared with report/select_pool.c (what a
+ * cell pools, the machines of a column, the base); not for other files.
+ */
+#ifndef HILAB_SELECT_INT_H
+#define HILAB_SELECT_INT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "report/select.h"
+
+/* The samples of one (machine, boot) within a cell. */
+struct sel_boot {
+	char	 *machine;
+	long long boot;
+	double	  sum;
+	size_t	  n;
+};
+
+/* A set of names: machines, kernels or jobs. */
+struct select_set {
+	char **v;
+	size_t n;
+};
+
+/* What a cell's samples come from, one set of each. */
+enum { SEL_WHO_MACHINE, SEL_WHO_KERNEL, SEL_WHO_JOB, SEL_NWHO };
+
+/* One cell's samples while they are gathered. */
+struct sel_cell {
+	size_t		  row;
+	size_t		  col;
+	double		 *x;
+	size_t		  n;
+	struct sel_boot	 *boots;
+	size_t		  nboots;
+	long long	  last_run;
+	struct select_set who[SEL_NWHO];
+};
+
+/* A run behind a column, with its facts and the cmdline the job asked. */
+struct sel_run {
+	long long id;
+	size_t	  row;
+	size_t	  col;
+	char	 *facts;
+	char	 *asked;
+};
+
+/* One benchmark metric while it is gathered. */
+struct sel_table {
+	char		*benchmark;
+	char		*metric;
+	char		*machine; /* split by machine: its one, else NULL */
+	char		*unit;
+	char		*direction; /* "higher", "lower" or "" (unknown) */
+	char		*statistic;
+	char		*label;	   /* the metric's label, or NULL */
+	long		 position; /* the metric's place in the job */
+	char	       **rows;	   /* params, or metrics in metric rows */
+	char	       **labels;   /* metric rows: label per row or NULL */
+	size_t		 nrows;
+	char	       **cols;
+	size_t		 ncols;
+	struct sel_cell *cells;
+	size_t		 ncells;
+	struct sel_run	*runs;
+	size_t		 nruns;
+};
+
+/* Every table while the samples are gathered, by the resolved columns. */
+struct sel_gather {
+	struct sel_table *v;
+	size_t		  n;
+	enum select_by	  by;	    /* what the columns are */
+	bool		  split;    /* a table per machine */
+	bool		  several;  /* the selection spans several machines */
+	char		 *conflict; /* two jobs mean a metric differently */
+};
+
+/* The index of s in v, or -1. */
+long select_find(char **v, size_t n, const char *s);
+/* Sets of names: add one unless there, free them, "a, b" (caller frees). */
+void  select_set_add(struct select_set *, const char *);
+void  select_set_clear(struct select_set *);
+char *select_set_text(const struct select_set *, const char *quote);
+/*
+ * Says which machines each column of t comes from and notes what a
+ * column pools (only with --pool: select_refuse_pooled refuses it else).
+ */
+void select_describe(const struct sel_table *, enum select_by, bool several,
+    struct compare_table *t);
+/* SELECT_REFUSED with *cause for a cell that pools; else 0. */
+int select_refuse_pooled(const struct sel_gather *, char **cause);
+/* SELECT_REFUSED with *cause when a table has no column base; else 0. */
+int select_check_base(const struct sel_gather *, const char *base,
+    char **cause);
+
+#endif
