@@ -3,7 +3,6 @@
  * command (catalog_read_metrics): what a metric is called, its unit, which
  * direction is better and the statistic that sums up its samples.
  */
-#include <fnmatch.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -11,6 +10,7 @@
 
 #include "benchmarks/catalog.h"
 #include "common/conf.h"
+#include "common/metric.h"
 #include "common/xmalloc.h"
 
 static const char *const catalog_directions[] = { "higher", "lower", NULL };
@@ -144,14 +144,15 @@ catalog_metrics_free(struct catalog_metric *v, size_t n)
 const struct catalog_metric *
 catalog_metric_find(const struct catalog_metric *v, size_t n, const char *name)
 {
-	size_t i;
+	const struct catalog_metric *best = NULL;
+	size_t			     i;
+	int			     m, best_m = 0;
 
-	for (i = 0; i < n; i++)
-		if (strcmp(v[i].name, name) == 0)
-			return (&v[i]);
-	for (i = 0; i < n; i++)
-		if (strchr(v[i].name, '*') != NULL &&
-		    fnmatch(v[i].name, name, 0) == 0)
-			return (&v[i]);
-	return (NULL);
+	for (i = 0; i < n && best_m < 2; i++) {
+		if ((m = metric_declares(v[i].name, name)) > best_m) {
+			best = &v[i];
+			best_m = m;
+		}
+	}
+	return best;
 }

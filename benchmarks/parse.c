@@ -49,6 +49,19 @@ parse_result_clear(struct parse_result *res)
 	res->n = 0;
 }
 
+/* Whether res holds a value of name; see parse.h. */
+bool
+parse_result_has(const struct parse_result *res, const char *name)
+{
+	size_t i;
+
+	for (i = 0; res != NULL && i < res->n; i++) {
+		if (strcmp(res->v[i].name, name) == 0)
+			return true;
+	}
+	return false;
+}
+
 /* Runs the named parser over output; see parse.h. */
 int
 parse_output(const char *parser, const char *args, const char *output,

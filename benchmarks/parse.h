@@ -12,6 +12,7 @@
 #ifndef HILAB_PARSE_H
 #define HILAB_PARSE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 struct parse_metric {
@@ -55,6 +56,8 @@ int parse_output(const char *parser, const char *args, const char *output,
 
 /* Frees the metrics of res and leaves it empty; res may be NULL. */
 void parse_result_clear(struct parse_result *res);
+/* Whether res (which may be NULL) holds a value of the metric name. */
+bool parse_result_has(const struct parse_result *res, const char *name);
 
 /* Helpers shared by the parser implementations (benchmarks/parse_*.c). */
 

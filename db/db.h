@@ -361,11 +361,6 @@ typedef void (*db_sample_cb)(const struct db_job_sample *, void *arg);
 int db_samples_of_jobs(struct db *, const int64_t *jobs, size_t njobs,
     const char *benchmark, const char *metric, db_sample_cb cb, void *arg,
     char **cause);
-/*
- * Whether a declared metric name (a name, or a pattern with '*') declares
- * name: 2 as itself, 1 as a matching pattern, 0 not.
- */
-int db_metric_match(const char *declared, const char *name);
 /* The newest done job with a sample that counts; 0 if none, -1 on error. */
 int64_t db_samples_latest_job(struct db *, char **cause);
 /*

@@ -5,11 +5,11 @@
  * jobs a database lacks, and how many kernels and machines a selection
  * spans.
  */
-#include <fnmatch.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/metric.h"
 #include "common/xmalloc.h"
 #include "db/db_int.h"
 
@@ -101,15 +101,6 @@ struct selection_decls {
 	long		       last; /* index into v, or -1 */
 };
 
-/* Whether a declared metric name declares name; see db.h. */
-int
-db_metric_match(const char *declared, const char *name)
-{
-	if (strcmp(declared, name) == 0)
-		return 2;
-	return strchr(declared, '*') != NULL && fnmatch(declared, name, 0) == 0;
-}
-
 /* Reads every metric the jobs declare, in the order they declare them. */
 static int
 selection_decls_read(struct db *db, const int64_t *jobs, size_t njobs,
@@ -184,7 +175,7 @@ selection_decl_find(struct selection_decls *d, int64_t job,
 		if (d->v[i].job != job ||
 		    strcmp(d->v[i].benchmark, benchmark) != 0)
 			continue;
-		if ((m = db_metric_match(d->v[i].name, metric)) > best_m) {
+		if ((m = metric_declares(d->v[i].name, metric)) > best_m) {
 			best = (long)i;
 			best_m = m;
 		}

@@ -78,18 +78,6 @@ ingest_repeat(const struct parse_result *res, size_t i)
 	return n;
 }
 
-/* Whether res holds a value of metric name. */
-static bool
-ingest_found(const struct parse_result *res, const char *name)
-{
-	size_t i;
-
-	for (i = 0; res != NULL && i < res->n; i++)
-		if (strcmp(res->v[i].name, name) == 0)
-			return true;
-	return false;
-}
-
 /*
  * Says which required metrics of the run res lacks (all of them when res
  * is NULL: the parser failed), or NULL: the first in full, the others by
@@ -102,7 +90,7 @@ ingest_missing(const struct plan_run *p, const struct parse_result *res)
 	size_t i;
 
 	for (i = 0; p->metrics != NULL && p->metrics[i] != NULL; i++) {
-		if (ingest_found(res, p->metrics[i]))
+		if (parse_result_has(res, p->metrics[i]))
 			continue;
 		if (first == NULL) {
 			first = plan_missing(p->parser, p->parser_args,

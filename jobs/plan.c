@@ -415,18 +415,6 @@ plan_missing(const char *parser, const char *parser_args, const char *metric)
 	return s;
 }
 
-/* Whether res holds a value of metric name. */
-static bool
-plan_found(const struct parse_result *res, const char *name)
-{
-	size_t i;
-
-	for (i = 0; i < res->n; i++)
-		if (strcmp(res->v[i].name, name) == 0)
-			return true;
-	return false;
-}
-
 /* Appends a line to the growing message *out. */
 static void
 plan_add_line(char **out, char *line)
@@ -457,7 +445,7 @@ plan_check_sample(const struct job_benchmark *b)
 	parse_output(b->parser, b->parser_args, text, strlen(text), &res, &why);
 	for (i = 0; i < b->nmetrics; i++) {
 		if (!job_metric_required(&b->metrics[i]) ||
-		    plan_found(&res, b->metrics[i].name))
+		    parse_result_has(&res, b->metrics[i].name))
 			continue;
 		miss =
 		    plan_missing(b->parser, b->parser_args, b->metrics[i].name);

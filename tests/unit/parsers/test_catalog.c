@@ -374,19 +374,6 @@ static const struct {
 	    "schbench before 1.0" },
 };
 
-/* Whether res holds a value of name. */
-static int
-emitted(const struct parse_result *res, const char *name)
-{
-	size_t i;
-
-	for (i = 0; i < res->n; i++) {
-		if (strcmp(res->v[i].name, name) == 0)
-			return (1);
-	}
-	return (0);
-}
-
 /*
  * Checks what b's parser made of a text (what): every name is declared,
  * exactly or by a pattern, with a unit (the one the parser says) and a
@@ -419,7 +406,7 @@ check_declared(const struct catalog_benchmark *b, const char *what,
 	for (i = 0; required && i < b->nmetrics; i++) {
 		m = &b->metrics[i];
 		if (!m->optional && strchr(m->name, '*') == NULL &&
-		    !emitted(res, m->name))
+		    !parse_result_has(res, m->name))
 			fail_msg("%s: benchmark \"%s\" requires \"%s\", which "
 				 "parser \"%s\" does not emit",
 			    what, b->name, m->name, b->parser);
