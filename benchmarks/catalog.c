@@ -12,6 +12,7 @@
 #include "benchmarks/catalog.h"
 #include "benchmarks/parse.h"
 #include "common/conf.h"
+#include "common/suggest.h"
 #include "common/xmalloc.h"
 
 #define CATALOG_ITERATIONS 10
@@ -20,6 +21,16 @@
 /* The catalog keeps its timeouts in seconds. */
 #define CATALOG_TIMEOUT_TEXT \
 	"a duration of whole seconds from 1s to 7d such as \"90s\" or \"5m\""
+
+/* Drops the final newlines a folded or literal block leaves. */
+static void
+catalog_trim(char *s)
+{
+	size_t n = s != NULL ? strlen(s) : 0;
+
+	while (n > 0 && s[n - 1] == '\n')
+		s[--n] = '\0';
+}
 
 /* One string, or a sequence of them, into *out (NULL-terminated) and *n. */
 static void
@@ -52,17 +63,16 @@ catalog_parse_axis(struct conf_file *f, const struct conf_key *k,
 	catalog_parse_list(f, k, v, &prm->axis, &prm->naxis);
 }
 
-/* A param's "description": for readers of the file, checked and dropped. */
-static void
-catalog_parse_note(struct conf_file *f, const struct conf_key *k,
-    yaml_node_t *v, void *dst)
-{
-	(void)conf_scalar(f, k, v, "a string");
-}
+static const char *const catalog_param_types[] = { "string", "integer",
+	"number", NULL };
 
 #define PRM(f) offsetof(struct catalog_param, f)
 
 static const struct conf_key catalog_param_keys[] = {
+	{ .name = "type",
+	    .parse = conf_parse_enum,
+	    .off = PRM(type),
+	    .choices = catalog_param_types },
 	{ .name = "default",
 	    .parse = conf_parse_str,
 	    .off = PRM(def),
@@ -71,13 +81,79 @@ static const struct conf_key catalog_param_keys[] = {
 	    .parse = catalog_parse_axis,
 	    .flags = CONF_EMPTY_OK,
 	    .expect = "a value or a list of values" },
-	{ .name = "description", .parse = catalog_parse_note },
+	{ .name = "description",
+	    .parse = conf_parse_str,
+	    .off = PRM(description) },
 	{ .name = NULL },
 };
 
+/* Names a parameter type. */
+const char *
+catalog_param_type_name(enum catalog_param_type t)
+{
+	return (catalog_param_types[t]);
+}
+
+/* Whether s is -?[0-9]+, followed, if point, by an optional .[0-9]+. */
+static bool
+catalog_numeric(const char *s, bool point)
+{
+	size_t n;
+
+	s += *s == '-';
+	if ((n = strspn(s, "0123456789")) == 0)
+		return (false);
+	s += n;
+	if (point && *s == '.' && (n = strspn(s + 1, "0123456789")) > 0)
+		s += n + 1;
+	return (*s == '\0');
+}
+
+/* NULL when value is of the parameter's type, else what it is not. */
+const char *
+catalog_param_check(const struct catalog_param *p, const char *value)
+{
+	if (p->type == CATALOG_INTEGER && !catalog_numeric(value, false))
+		return ("an integer");
+	if (p->type == CATALOG_NUMBER && !catalog_numeric(value, true))
+		return ("a number");
+	return (NULL);
+}
+
+/* Reports a default or axis value (at node v) not of the param's type. */
+static void
+catalog_param_value(struct conf_file *f, const struct catalog_param *prm,
+    yaml_node_t *v, const char *value)
+{
+	const char *what;
+
+	if (v != NULL && value != NULL &&
+	    (what = catalog_param_check(prm, value)) != NULL)
+		conf_error(f, v, "parameter \"%s\": \"%s\" is not %s",
+		    prm->name, value, what);
+}
+
+/* Checks a mapping param's default and axis values against its type. */
+static void
+catalog_param_types_check(struct conf_file *f, yaml_node_t *v,
+    const struct catalog_param *prm)
+{
+	yaml_node_t *axis = conf_map_value(f, v, "axis");
+	size_t	     i;
+
+	catalog_param_value(f, prm, conf_map_value(f, v, "default"), prm->def);
+	if (axis != NULL && axis->type == YAML_SCALAR_NODE && prm->naxis == 1)
+		catalog_param_value(f, prm, axis, prm->axis[0]);
+	for (i = 0; axis != NULL && axis->type == YAML_SEQUENCE_NODE &&
+	     i < prm->naxis && i < conf_seq_len(axis);
+	     i++)
+		catalog_param_value(f, prm, conf_seq_item(f, axis, i),
+		    prm->axis[i]);
+}
+
 /*
- * Reads one parameter: a value (its default), nothing (no default: a job
- * must give it) or {default, axis, description}.
+ * Reads one parameter: a value (its default, a string), nothing (no
+ * default: a job must give it) or {type, default, axis, description}.
  */
 static void
 catalog_param(struct conf_file *f, yaml_node_t *key, yaml_node_t *v, void *arg)
@@ -92,9 +168,11 @@ catalog_param(struct conf_file *f, yaml_node_t *key, yaml_node_t *v, void *arg)
 	prm = &b->params[b->nparams++];
 	memset(prm, 0, sizeof(*prm));
 	prm->name = xstrdup(k.name);
-	if (v->type == YAML_MAPPING_NODE)
+	if (v->type == YAML_MAPPING_NODE) {
 		conf_mapping(f, v, catalog_param_keys, prm, prm->name);
-	else if (v->type == YAML_SCALAR_NODE && !conf_is_null(v))
+		catalog_trim(prm->description);
+		catalog_param_types_check(f, v, prm);
+	} else if (v->type == YAML_SCALAR_NODE && !conf_is_null(v))
 		conf_parse_str(f, &k, v, &prm->def);
 	else if (!conf_is_null(v))
 		conf_expect(f, &k, v, "a default value or a mapping");
@@ -415,6 +493,7 @@ catalog_benchmark_clear(struct catalog_benchmark *b)
 		free(b->params[i].name);
 		free(b->params[i].def);
 		conf_strv_free(b->params[i].axis);
+		free(b->params[i].description);
 	}
 	free(b->params);
 	free(b->install.package);
@@ -465,6 +544,7 @@ catalog_root(struct conf_file *f, yaml_node_t *root)
 	if ((root = conf_root_map(f, root)) == NULL)
 		return;
 	conf_mapping(f, root, catalog_keys, &b, NULL);
+	catalog_trim(b.description);
 	catalog_check(f, root, &b);
 	catalog_add(f, f->arg, &b, nerrs);
 }
@@ -529,6 +609,35 @@ catalog_find(const struct catalog *cat, const char *name)
 			return (&cat->v[i]);
 	}
 	return (NULL);
+}
+
+/* Names the benchmark of cat closest to name; see catalog.h. */
+char *
+catalog_suggest(const struct catalog *cat, const char *name)
+{
+	struct suggest s;
+	size_t	       i;
+
+	suggest_init(&s, name);
+	for (i = 0; cat != NULL && i < cat->n; i++)
+		suggest_add(&s, cat->v[i].name);
+	return (suggest_hint(&s));
+}
+
+/* Joins the names of cat's benchmarks with ", ". */
+char *
+catalog_names(const struct catalog *cat)
+{
+	char  *all = xstrdup(""), *next;
+	size_t i;
+
+	for (i = 0; cat != NULL && i < cat->n; i++) {
+		next =
+		    xasprintf("%s%s%s", all, i > 0 ? ", " : "", cat->v[i].name);
+		free(all);
+		all = next;
+	}
+	return (all);
 }
 
 /* Returns the param called name, or NULL. */

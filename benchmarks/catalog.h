@@ -9,6 +9,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #include "common/conf.h"
 
@@ -24,11 +25,16 @@ enum catalog_statistic {
 	CATALOG_MEDIAN
 };
 
+/* What a parameter's values are: its default, axis and a job's values. */
+enum catalog_param_type { CATALOG_STRING, CATALOG_INTEGER, CATALOG_NUMBER };
+
 struct catalog_param {
-	char  *name;
-	char  *def;  /* NULL: a job must give it */
-	char **axis; /* values a sweep goes through */
-	size_t naxis;
+	char		       *name;
+	enum catalog_param_type type; /* key "type", default string */
+	char		       *def;  /* NULL: a job must give it */
+	char		      **axis; /* values a sweep goes through */
+	size_t			naxis;
+	char		       *description; /* NULL if none */
 };
 
 /*
@@ -104,10 +110,27 @@ void		catalog_free(struct catalog *);
 /* Returns the benchmark called name (owned by cat), or NULL. */
 const struct catalog_benchmark *catalog_find(const struct catalog *cat,
     const char							  *name);
+/*
+ * " (did you mean \"x\"?)" naming the benchmark of cat closest to name
+ * (common/suggest.h), or "" when none is close (caller frees).
+ */
+char *catalog_suggest(const struct catalog *cat, const char *name);
+/* "a, b, c": the names of cat's benchmarks, in order (caller frees). */
+char *catalog_names(const struct catalog *cat);
+/* Prints a benchmark as a catalog file, normalized (catalog_print.c). */
+void catalog_print(FILE *, const struct catalog_benchmark *);
 /* Returns the parameter called name of bench, or NULL. */
 const struct catalog_param *catalog_param_find(const struct catalog_benchmark
 						   *bench,
     const char					   *name);
+/*
+ * NULL when value is of the parameter's type, else what it is not: "an
+ * integer" (-?[0-9]+) or "a number" (an integer, maybe with .[0-9]+).
+ */
+const char *catalog_param_check(const struct catalog_param *,
+    const char *value);
+/* "string", "integer" or "number". */
+const char *catalog_param_type_name(enum catalog_param_type);
 
 /*
  * Builds the argv of bench (NULL-terminated, caller frees with

@@ -6,7 +6,6 @@
  * first --job's first kernel (or --base); a selection that would pool
  * machines, kernels or jobs into one cell is refused unless --pool.
  */
-#include <getopt.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -15,7 +14,6 @@
 
 #include "cli/cli.h"
 #include "db/db.h"
-#include "report/compare.h"
 #include "report/render.h"
 #include "report/select.h"
 
@@ -27,94 +25,50 @@ struct compare_args {
 	const char	   *style;
 };
 
-/* Parses one option into a; CLI_EXIT_USAGE on a bad value. */
+/* Reads the options, checked against the table already, into c. */
 static int
-compare_option(int c, const char *arg, struct compare_args *a)
+compare_args_read(const struct args *a, struct compare_args *c)
 {
-	enum compare_stat stat;
+	size_t i, n = args_count(a, "job");
 
-	switch (c) {
-	case 'j':
-		if (a->q.njobs == COMPARE_MAX_JOBS ||
-		    (a->jobs[a->q.njobs++] = cli_job_id(arg)) == -1)
-			return cli_usage_error("--job: \"%s\" is not a job id",
-			    arg);
-		return 0;
-	case 'b':
-		if (select_by_parse(arg, &a->q.by) == -1)
-			return cli_usage_error("--by: \"%s\" is not auto, "
-					       "kernel, machine or job",
-			    arg);
-		return 0;
-	case 'r':
-		if (select_rows_parse(arg, &a->q.rows) == -1)
-			return cli_usage_error("--rows: \"%s\" is not params, "
-					       "metric or auto",
-			    arg);
-		return 0;
-	case 'B':
-		a->q.benchmark = arg;
-		return 0;
-	case 'm':
-		a->q.metric = arg;
-		return 0;
-	case 'a':
-		a->q.base = arg;
-		return 0;
-	case 'p':
-		a->q.pool = true;
-		return 0;
-	case 's':
-		if (render_find(arg) == NULL)
-			return cli_usage_error("--style: unknown style \"%s\"",
-			    arg);
-		a->style = arg;
-		return 0;
-	case 'S':
-		if (compare_stat_parse(arg, &stat) == -1)
-			return cli_usage_error("--statistic: unknown \"%s\"",
-			    arg);
-		a->q.statistic = arg;
-		return 0;
-	}
-	return CLI_EXIT_USAGE;
-}
-
-/* Parses the compare options. */
-static int
-compare_args_parse(int argc, char **argv, struct compare_args *a)
-{
-	static const struct option longopts[] = { { "job", required_argument,
-						      NULL, 'j' },
-		{ "by", required_argument, NULL, 'b' },
-		{ "benchmark", required_argument, NULL, 'B' },
-		{ "metric", required_argument, NULL, 'm' },
-		{ "style", required_argument, NULL, 's' },
-		{ "statistic", required_argument, NULL, 'S' },
-		{ "rows", required_argument, NULL, 'r' },
-		{ "base", required_argument, NULL, 'a' },
-		{ "pool", no_argument, NULL, 'p' }, { NULL, 0, NULL, 0 } };
-	int			   c, rc;
-
-	a->q.jobs = a->jobs;
-	a->q.rows = SELECT_ROWS_AUTO;
-	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
-		if ((rc = compare_option(c, optarg, a)) != 0)
-			return rc;
-	}
-	if (optind != argc)
-		return cli_usage_error("compare: unexpected \"%s\"",
-		    argv[optind]);
+	if (n > COMPARE_MAX_JOBS)
+		return cli_error(CLI_EXIT_USAGE, "compare: at most %d --job",
+		    COMPARE_MAX_JOBS);
+	for (i = 0; i < n; i++)
+		c->jobs[i] = args_nth(a, "job", i)->num;
+	c->q.jobs = c->jobs;
+	c->q.njobs = n;
+	c->q.rows = SELECT_ROWS_AUTO;
+	if (args_get(a, "by") != NULL)
+		select_by_parse(args_text(a, "by", NULL), &c->q.by);
+	if (args_get(a, "rows") != NULL)
+		select_rows_parse(args_text(a, "rows", NULL), &c->q.rows);
+	c->q.benchmark = args_text(a, "benchmark", NULL);
+	c->q.metric = args_text(a, "metric", NULL);
+	c->q.base = args_text(a, "base", NULL);
+	c->q.pool = args_flag(a, "pool");
+	c->q.statistic = args_text(a, "statistic", NULL);
+	c->style = args_text(a, "style", c->style);
 	return 0;
 }
 
-/* Renders every table in the chosen style. */
+/* Renders every table in the chosen style; json: one array of them. */
 static int
 compare_print(const struct select_result *r, const char *style)
 {
-	char  *cause = NULL;
-	size_t i;
+	struct compare_table **v;
+	char		      *cause = NULL;
+	size_t		       i;
+	int		       rc;
 
+	if (strcmp(style, "json") == 0) {
+		v = cli_select_tables(r);
+		rc = render_json_print_all(v, r->n, stdout, &cause);
+		free(v);
+		if (rc == -1)
+			return cli_cause(CLI_EXIT_FAIL, cause);
+		return CLI_EXIT_OK;
+	}
 	for (i = 0; i < r->n; i++) {
 		if (i > 0)
 			putchar('\n');
@@ -127,9 +81,31 @@ compare_print(const struct select_result *r, const char *style)
 	return CLI_EXIT_OK;
 }
 
+/* Picks the newest done job with samples and says which on stderr. */
+static int
+compare_latest(struct db *db, struct compare_args *a)
+{
+	char   *cause = NULL;
+	int64_t id;
+	int	rc;
+
+	if ((id = db_samples_latest_job(db, &cause)) <= 0) {
+		rc = id == 0
+		    ? cli_error(CLI_EXIT_FAIL, "no done job has samples yet")
+		    : cli_error(CLI_EXIT_FAIL, "%s", cause);
+		free(cause);
+		return rc;
+	}
+	a->jobs[a->q.njobs++] = id;
+	fprintf(stderr,
+	    "hilab: compare: job %lld, the newest done job with samples\n",
+	    (long long)id);
+	return CLI_EXIT_OK;
+}
+
 /*
- * Checks the jobs given (each must exist), or picks the newest done job
- * with samples and says which.
+ * Checks the jobs given (each must exist: exit 2 naming the first that
+ * does not), or picks the newest done job with samples.
  */
 static int
 compare_jobs(struct db *db, struct compare_args *a)
@@ -139,21 +115,8 @@ compare_jobs(struct db *db, struct compare_args *a)
 	size_t	i;
 	int	rc;
 
-	if (a->q.njobs == 0) {
-		if ((id = db_samples_latest_job(db, &cause)) <= 0) {
-			rc = id == 0 ? cli_error(CLI_EXIT_FAIL,
-					   "no done job has samples yet")
-				     : cli_error(CLI_EXIT_FAIL, "%s", cause);
-			free(cause);
-			return rc;
-		}
-		a->jobs[a->q.njobs++] = id;
-		fprintf(stderr,
-		    "hilab: compare: job %lld, the newest done job "
-		    "with samples\n",
-		    (long long)id);
-		return CLI_EXIT_OK;
-	}
+	if (a->q.njobs == 0)
+		return compare_latest(db, a);
 	for (i = 0; i < a->q.njobs; i++)
 		ids[i] = a->jobs[i];
 	rc = db_jobs_missing(db, ids, a->q.njobs, &id, &cause);
@@ -163,13 +126,14 @@ compare_jobs(struct db *db, struct compare_args *a)
 		return rc;
 	}
 	if (rc == 1)
-		return cli_usage_error("--job %lld: no such job",
+		return cli_error(CLI_EXIT_USAGE, "--job %lld: no such job",
 		    (long long)id);
 	return CLI_EXIT_OK;
 }
 
+/* hilab compare [OPTIONS]: the tables of a selection. */
 int
-cmd_compare(const struct cli_options *o, int argc, char **argv)
+cmd_compare(const struct cli_options *o, const struct args *args)
 {
 	struct compare_args  a = { .style = o->json ? "json" : "amd" };
 	struct select_result r = { 0 };
@@ -177,7 +141,7 @@ cmd_compare(const struct cli_options *o, int argc, char **argv)
 	struct db	    *db;
 	int		     rc;
 
-	if ((rc = compare_args_parse(argc, argv, &a)) != 0)
+	if ((rc = compare_args_read(args, &a)) != 0)
 		return rc;
 	if ((db = cli_db_open(o, false)) == NULL)
 		return CLI_EXIT_UNAVAILABLE;
@@ -188,7 +152,7 @@ cmd_compare(const struct cli_options *o, int argc, char **argv)
 						    : CLI_EXIT_FAIL,
 		    "%s", cause);
 	else if (r.n == 0)
-		rc = cli_error(CLI_EXIT_FAIL, "no samples match");
+		rc = cli_no_samples(o, a.q.benchmark);
 	else
 		rc = compare_print(&r, a.style);
 	free(cause);

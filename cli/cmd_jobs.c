@@ -1,99 +1,79 @@
-/* hilab submit, jobs check, list, status, cancel: the job queue. */
-#include <jansson.h>
+/* hilab submit and jobs check: job files in, the queue or a check out. */
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
-#include "benchmarks/catalog.h"
+#include <jansson.h>
+
 #include "cli/cli.h"
-#include "common/control.h"
 #include "db/db.h"
 #include "jobs/job.h"
-#include "jobs/plan.h"
-#include "machines/inventory.h"
 
-/* Warns, line by line, of parser_samples that lack a required metric. */
-static void
-jobs_check_samples(const char *path, const struct job *job)
+/* What jobs check --json prints: the file and the job as it is stored. */
+static json_t *
+jobs_check_json(const char *path, const struct job *job)
 {
-	char  *msg, *line, *save = NULL;
-	size_t i;
+	char   *text = job_to_json(job);
+	json_t *stored = json_loads(text, 0, NULL);
 
-	for (i = 0; i < job->nbenchmarks; i++) {
-		if ((msg = plan_check_sample(&job->benchmarks[i])) == NULL)
-			continue;
-		for (line = strtok_r(msg, "\n", &save); line != NULL;
-		     line = strtok_r(NULL, "\n", &save))
-			fprintf(stderr, "%s: warning: %s\n", path, line);
-		free(msg);
-	}
+	free(text);
+	return json_pack("{s:s, s:b, s:o}", "file", path, "valid", 1, "job",
+	    stored != NULL ? stored : json_null());
 }
 
-/* Loads and validates a job file against the catalog and inventory. */
-static struct job *
-jobs_load(const struct cli_options *o, const char *path)
-{
-	struct catalog	 *cat = NULL;
-	struct inventory *inv = NULL;
-	struct job	 *job = NULL;
-	char		 *cause = NULL;
-
-	if ((cat = catalog_load(o->catalog_dir, &cause)) == NULL ||
-	    (inv = inventory_load(o->machines_dir, &cause)) == NULL)
-		goto out;
-	if ((job = job_load(path, cat, inv, &cause)) != NULL)
-		jobs_check_samples(path, job);
-out:
-	if (cause != NULL)
-		fprintf(stderr, "%s\n", cause);
-	free(cause);
-	catalog_free(cat);
-	inventory_free(inv);
-	return job;
-}
-
+/* hilab jobs check FILE: the job normalized (YAML), or as stored (JSON). */
 int
-cmd_jobs(const struct cli_options *o, int argc, char **argv)
+cmd_jobs_check(const struct cli_options *o, const struct args *a)
 {
+	const char *path = a->pos[0].text;
 	struct job *job;
 
-	if (argc != 3 || strcmp(argv[1], "check") != 0)
-		return cli_usage_error("usage: hilab jobs check FILE");
-	if ((job = jobs_load(o, argv[2])) == NULL)
+	if ((job = cli_job_load(o, path)) == NULL)
 		return CLI_EXIT_USAGE;
-	job_print(stdout, job);
+	if (o->json)
+		cli_print_json(jobs_check_json(path, job));
+	else
+		job_print(stdout, job);
 	job_free(job);
 	return CLI_EXIT_OK;
 }
 
-int
-cmd_submit(const struct cli_options *o, int argc, char **argv)
+/* Says what was queued, and whether hilabd heard of it. */
+static void
+submit_print(const struct cli_options *o, int64_t id, const struct job *job)
 {
-	struct job *job;
-	struct db  *db;
-	char	   *json, *cause = NULL;
-	int64_t	    id;
+	bool up = cli_nudge(o);
 
-	if (argc != 2)
-		return cli_usage_error("usage: hilab submit JOB.yaml");
-	if ((job = jobs_load(o, argv[1])) == NULL)
-		return CLI_EXIT_USAGE;
-	json = job_to_json(job);
-	if ((db = cli_db_open(o, true)) == NULL) {
-		id = -1;
-		goto out;
-	}
-	if ((id = db_job_insert(db, job->name, argv[1], json, &cause)) == -1)
-		fprintf(stderr, "hilab: %s\n", cause);
-	else if (o->json)
-		printf("{\"job\": %lld}\n", (long long)id);
+	if (o->json)
+		cli_print_json(json_pack("{s:I, s:s, s:b}", "job",
+		    (json_int_t)id, "name", job->name, "hilabd", up));
 	else
 		printf("job %lld queued: %s\n", (long long)id, job->name);
-	if (id != -1 && !cli_nudge(o))
+	if (!up)
 		fprintf(stderr,
 		    "hilab: hilabd is not answering at \"%s\"; "
 		    "the job waits in the queue\n",
 		    o->socket_path);
+}
+
+/* hilab submit JOB_FILE: checks, resolves and queues a job. */
+int
+cmd_submit(const struct cli_options *o, const struct args *a)
+{
+	const char *path = a->pos[0].text;
+	struct job *job;
+	struct db  *db;
+	char	   *json, *cause = NULL;
+	int64_t	    id = -1;
+
+	if ((job = cli_job_load(o, path)) == NULL)
+		return CLI_EXIT_USAGE;
+	json = job_to_json(job);
+	if ((db = cli_db_open(o, true)) == NULL)
+		goto out;
+	if ((id = db_job_insert(db, job->name, path, json, &cause)) == -1)
+		fprintf(stderr, "hilab: %s\n", cause);
+	else
+		submit_print(o, id, job);
 out:
 	free(cause);
 	free(json);

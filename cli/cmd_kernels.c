@@ -12,7 +12,6 @@
 #include "jobs/job_build.h"
 #include "kernels/kernels.h"
 
-#define KERNELS_USAGE	 "usage: hilab kernels list | show ID | build FILE"
 /* Lines of the build log "hilab kernels show" prints. */
 #define KERNELS_LOG_TAIL 20
 
@@ -59,13 +58,14 @@ kernels_image_size(json_t *meta)
 }
 
 /* hilab kernels list: one line (or JSON object) per cache entry. */
-static int
-kernels_list(const struct cli_options *o)
+int
+cmd_kernels_list(const struct cli_options *o, const struct args *a)
 {
 	char   *dir = kernels_cache_dir(), *cause = NULL, *patches;
 	json_t *all, *m;
 	size_t	i;
 
+	(void)a;
 	all = kernels_cache_list(dir, &cause);
 	free(dir);
 	if (all == NULL) {
@@ -75,7 +75,6 @@ kernels_list(const struct cli_options *o)
 	}
 	if (o->json) {
 		cli_print_json(all);
-		json_decref(all);
 		return CLI_EXIT_OK;
 	}
 	printf("%-16s  %-12s  %-12s  %-8s  %9s  %7s  %s\n", "BUILD ID", "NAME",
@@ -153,18 +152,40 @@ kernels_show_text(json_t *meta, const char *tail)
 		printf("build log (last lines):\n%s\n", tail);
 }
 
-/* hilab kernels show ID: one cache entry, with the tail of its log. */
+/*
+ * Finds the cache entry id names into *meta: 0, or the exit code after
+ * saying why not, CLI_EXIT_USAGE for an id that names no entry or several.
+ */
 static int
-kernels_show(const struct cli_options *o, const char *id)
+kernels_find(const char *dir, const char *id, json_t **meta)
 {
-	char   *dir = kernels_cache_dir(), *cause = NULL, *tail;
-	json_t *meta;
+	json_t *all;
+	char   *cause = NULL, *why = NULL;
+	int	rc;
 
-	if ((meta = kernels_cache_find(dir, id, &cause)) == NULL) {
-		cli_error(CLI_EXIT_FAIL, "%s", cause);
-		free(cause);
+	if ((*meta = kernels_cache_find(dir, id, &cause)) != NULL)
+		return CLI_EXIT_OK;
+	/* When the cache reads, the id is what is wrong. */
+	all = kernels_cache_list(dir, &why);
+	rc = cli_error(all != NULL ? CLI_EXIT_USAGE : CLI_EXIT_FAIL, "%s",
+	    cause);
+	json_decref(all);
+	free(why);
+	free(cause);
+	return rc;
+}
+
+/* hilab kernels show ID: one cache entry, with the tail of its log. */
+int
+cmd_kernels_show(const struct cli_options *o, const struct args *a)
+{
+	char   *dir = kernels_cache_dir(), *tail;
+	json_t *meta;
+	int	rc;
+
+	if ((rc = kernels_find(dir, a->pos[0].text, &meta)) != CLI_EXIT_OK) {
 		free(dir);
-		return CLI_EXIT_FAIL;
+		return rc;
 	}
 	tail = kernels_log_tail(dir, kernels_str(meta, "build_id"),
 	    KERNELS_LOG_TAIL);
@@ -173,10 +194,11 @@ kernels_show(const struct cli_options *o, const char *id)
 		json_object_set_new(meta, "log_tail",
 		    tail != NULL ? json_string(tail) : json_null());
 		cli_print_json(meta);
-	} else
+	} else {
 		kernels_show_text(meta, tail);
+		json_decref(meta);
+	}
 	free(tail);
-	json_decref(meta);
 	return CLI_EXIT_OK;
 }
 
@@ -203,14 +225,14 @@ kernels_print_built(const struct job_built *b, size_t n)
 }
 
 /* hilab kernels build FILE: builds (or finds) the job's kernels. */
-static int
-kernels_build(const struct cli_options *o, const char *path)
+int
+cmd_kernels_build(const struct cli_options *o, const struct args *a)
 {
 	struct job_build_opts opts = { .cb = kernels_progress_cb,
 		.tool_output = kernels_progress_cb };
+	const char	     *path = a->pos[0].text;
 	struct job_built     *b = NULL;
 	struct job	     *job;
-	json_t		     *arr;
 	char		     *cause = NULL;
 	size_t		      n = 0;
 	int		      rc = CLI_EXIT_OK;
@@ -223,27 +245,16 @@ kernels_build(const struct cli_options *o, const char *path)
 	if (job_build_kernels(job, &opts, &b, &n, &cause) == -1) {
 		rc = cli_error(CLI_EXIT_FAIL, "%s: %s", path, cause);
 		free(cause);
-	} else if (n == 0)
-		fprintf(stderr, "hilab: %s: no kernels to build\n", path);
-	else if (o->json) {
-		arr = job_built_to_json(b, n);
-		cli_print_json(arr);
-		json_decref(arr);
-	} else
-		kernels_print_built(b, n);
+	} else {
+		if (n == 0)
+			fprintf(stderr, "hilab: %s: no kernels to build\n",
+			    path);
+		if (o->json)
+			cli_print_json(job_built_to_json(b, n));
+		else if (n > 0)
+			kernels_print_built(b, n);
+	}
 	job_built_free(b, n);
 	job_free(job);
 	return rc;
-}
-
-int
-cmd_kernels(const struct cli_options *o, int argc, char **argv)
-{
-	if (argc == 2 && strcmp(argv[1], "list") == 0)
-		return kernels_list(o);
-	if (argc == 3 && strcmp(argv[1], "show") == 0)
-		return kernels_show(o, argv[2]);
-	if (argc == 3 && strcmp(argv[1], "build") == 0)
-		return kernels_build(o, argv[2]);
-	return cli_usage_error(KERNELS_USAGE);
 }

@@ -2,7 +2,6 @@
  * hilab machines: check and list the lab inventory, switch power, set
  * health by hand.
  */
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,23 +10,10 @@
 #include <jansson.h>
 
 #include "cli/cli.h"
+#include "common/suggest.h"
 #include "db/db.h"
 #include "machines/inventory.h"
 #include "machines/power.h"
-
-/* Loads the inventory from dir, printing every error; NULL on failure. */
-static struct inventory *
-machines_load(const char *dir)
-{
-	struct inventory *inv;
-	char		 *cause = NULL;
-
-	if ((inv = inventory_load(dir, &cause)) == NULL) {
-		fprintf(stderr, "%s\n", cause);
-		free(cause);
-	}
-	return inv;
-}
 
 /* Prints why each VM's emulator cannot be run here; false if one cannot. */
 static bool
@@ -40,34 +26,10 @@ machines_emulators_ok(const struct inventory *inv)
 	for (i = 0; i < inv->n; i++) {
 		if ((why = inventory_emulator_check(inv->machines[i])) == NULL)
 			continue;
-		fprintf(stderr, "%s\n", why);
-		free(why);
+		cli_cause(CLI_EXIT_USAGE, why);
 		ok = false;
 	}
 	return ok;
-}
-
-/*
- * hilab machines check [DIR]: validates the files, and that each VM's
- * emulator can be run here, and prints them normalized.
- */
-static int
-machines_check(const struct cli_options *o, int argc, char **argv)
-{
-	const char	 *dir = argc > 2 ? argv[2] : o->machines_dir;
-	struct inventory *inv;
-	int		  rc = CLI_EXIT_OK;
-
-	if (argc > 3)
-		return cli_usage_error("usage: hilab machines check [DIR]");
-	if ((inv = machines_load(dir)) == NULL)
-		return CLI_EXIT_USAGE;
-	if (!machines_emulators_ok(inv))
-		rc = CLI_EXIT_USAGE;
-	else
-		inventory_print(stdout, inv);
-	inventory_free(inv);
-	return rc;
 }
 
 /* Returns the machine's kind as spelled in machine files. */
@@ -75,6 +37,52 @@ static const char *
 machines_kind(const struct machine *m)
 {
 	return m->kind == MACHINE_SSH ? "ssh" : "libvirt";
+}
+
+/* A machine as JSON: what machines list prints of it, but its health. */
+static json_t *
+machines_json(const struct machine *m)
+{
+	return json_pack("{s:s, s:s, s:s, s:o, s:s?, s:i}", "name", m->name,
+	    "kind", machines_kind(m), "arch", m->arch, "cpus",
+	    m->topo.cpus > 0 ? json_integer(m->topo.cpus) : json_null(), "host",
+	    m->ssh.host, "port", m->ssh.port);
+}
+
+/* What machines check --json prints: the machines of a valid inventory. */
+static json_t *
+machines_check_json(const char *dir, const struct inventory *inv)
+{
+	json_t *arr = json_array();
+	size_t	i;
+
+	for (i = 0; i < inv->n; i++)
+		json_array_append_new(arr, machines_json(inv->machines[i]));
+	return json_pack("{s:s, s:o, s:b}", "dir", dir, "machines", arr,
+	    "valid", 1);
+}
+
+/*
+ * hilab machines check [DIR]: validates the files, and that each VM's
+ * emulator can be run here, and prints them normalized.
+ */
+int
+cmd_machines_check(const struct cli_options *o, const struct args *a)
+{
+	const char	 *dir = a->npos > 0 ? a->pos[0].text : o->machines_dir;
+	struct inventory *inv;
+	int		  rc = CLI_EXIT_OK;
+
+	if ((inv = cli_inventory(dir)) == NULL)
+		return CLI_EXIT_USAGE;
+	if (!machines_emulators_ok(inv))
+		rc = CLI_EXIT_USAGE;
+	else if (o->json)
+		cli_print_json(machines_check_json(dir, inv));
+	else
+		inventory_print(stdout, inv);
+	inventory_free(inv);
+	return rc;
 }
 
 /*
@@ -104,11 +112,14 @@ machines_health_load(const struct cli_options *o, struct db_machine **v,
 static json_t *
 machines_row_json(const struct machine *m, const struct db_machine *dm)
 {
-	return json_pack("{s:s, s:s, s:s, s:i, s:s?, s:i, s:s?, s:s?}", "name",
-	    m->name, "kind", machines_kind(m), "arch", m->arch, "cpus",
-	    m->topo.cpus, "host", m->ssh.host, "port", m->ssh.port, "health",
-	    dm ? db_health_name(dm->health) : NULL, "reason",
-	    dm ? dm->health_reason : NULL);
+	json_t *obj = machines_json(m);
+
+	json_object_set_new(obj, "health",
+	    dm ? json_string(db_health_name(dm->health)) : json_null());
+	json_object_set_new(obj, "reason",
+	    dm && dm->health_reason ? json_string(dm->health_reason)
+				    : json_null());
+	return obj;
 }
 
 /* The why of a machine's line: its reason, "" if none, "-" without a row. */
@@ -124,18 +135,20 @@ machines_why(const struct db_machine *dm)
 static void
 machines_row_print(const struct machine *m, const struct db_machine *dm)
 {
-	char addr[280];
+	char addr[280], cpus[16] = "-";
 
 	snprintf(addr, sizeof addr, "%s:%d", m->ssh.host ? m->ssh.host : "-",
 	    m->ssh.port);
-	printf("%-20s %-8s %-8s %5d  %-21s %-11s %s\n", m->name,
-	    machines_kind(m), m->arch, m->topo.cpus, addr,
+	if (m->topo.cpus > 0)
+		snprintf(cpus, sizeof cpus, "%d", m->topo.cpus);
+	printf("%-20s %-8s %-8s %5s  %-21s %-11s %s\n", m->name,
+	    machines_kind(m), m->arch, cpus, addr,
 	    dm ? db_health_name(dm->health) : "-", machines_why(dm));
 }
 
 /* hilab machines list: one line (or JSON object) per machine. */
-static int
-machines_list(const struct cli_options *o)
+int
+cmd_machines_list(const struct cli_options *o, const struct args *a)
 {
 	struct inventory	*inv;
 	struct db_machine	*v;
@@ -143,7 +156,8 @@ machines_list(const struct cli_options *o)
 	json_t			*arr;
 	size_t			 i, n;
 
-	if ((inv = machines_load(o->machines_dir)) == NULL)
+	(void)a;
+	if ((inv = cli_inventory(o->machines_dir)) == NULL)
 		return CLI_EXIT_USAGE;
 	machines_health_load(o, &v, &n);
 	arr = json_array();
@@ -160,10 +174,35 @@ machines_list(const struct cli_options *o)
 	}
 	if (o->json)
 		cli_print_json(arr);
-	json_decref(arr);
+	else
+		json_decref(arr);
 	db_machine_list_free(v, n);
 	inventory_free(inv);
 	return CLI_EXIT_OK;
+}
+
+/*
+ * Finds machine name in inv, or says it is not there, with the closest
+ * name the inventory has, and returns NULL.
+ */
+static const struct machine *
+machines_find(const struct inventory *inv, const char *name)
+{
+	const struct machine *m;
+	struct suggest	      s;
+	char		     *hint;
+	size_t		      i;
+
+	if ((m = inventory_find(inv, name)) != NULL)
+		return m;
+	suggest_init(&s, name);
+	for (i = 0; i < inv->n; i++)
+		suggest_add(&s, inv->machines[i]->name);
+	hint = suggest_hint(&s);
+	cli_error(CLI_EXIT_USAGE, "machine \"%s\": no such machine%s", name,
+	    hint);
+	free(hint);
+	return NULL;
 }
 
 /* Prints a power state or a switch done, as text or JSON. */
@@ -171,16 +210,12 @@ static void
 machines_power_print(const struct cli_options *o, const struct machine *m,
     const char *what, const char *state)
 {
-	json_t *obj;
-
 	if (!o->json) {
 		printf("%s: %s\n", m->name, state);
 		return;
 	}
-	obj = json_pack("{s:s, s:s, s:s}", "machine", m->name, "power", state,
-	    "via", what);
-	cli_print_json(obj);
-	json_decref(obj);
+	cli_print_json(json_pack("{s:s, s:s, s:s}", "machine", m->name, "power",
+	    state, "via", what));
 }
 
 /* Switches the power or reads it through the machine's driver. */
@@ -217,51 +252,21 @@ out:
 }
 
 /* hilab machines power NAME on|off|cycle|status. */
-static int
-machines_power(const struct cli_options *o, int argc, char **argv)
+int
+cmd_machines_power(const struct cli_options *o, const struct args *a)
 {
 	struct inventory     *inv;
 	const struct machine *m;
-	enum power_action     a;
 	int		      rc;
 
-	if (argc != 4 ||
-	    (strcmp(argv[3], "status") != 0 &&
-		power_action_parse(argv[3], &a) == -1))
-		return cli_usage_error("usage: hilab machines power NAME "
-				       "on|off|cycle|status");
-	if ((inv = machines_load(o->machines_dir)) == NULL)
+	if ((inv = cli_inventory(o->machines_dir)) == NULL)
 		return CLI_EXIT_USAGE;
-	if ((m = inventory_find(inv, argv[2])) == NULL)
-		rc = cli_usage_error("unknown machine \"%s\" in %s", argv[2],
-		    o->machines_dir);
+	if ((m = machines_find(inv, a->pos[0].text)) == NULL)
+		rc = CLI_EXIT_USAGE;
 	else
-		rc = machines_power_do(o, m, argv[3]);
+		rc = machines_power_do(o, m, a->pos[1].text);
 	inventory_free(inv);
 	return rc;
-}
-
-/* Parses machines set NAME HEALTH [--reason TEXT]; 0 or -1. */
-static int
-machines_set_args(int argc, char **argv, const char **name, const char **health,
-    const char **reason)
-{
-	static const struct option longopts[] = {
-		{ "reason", required_argument, NULL, 'r' }, { NULL, 0, NULL, 0 }
-	};
-	int c;
-
-	optind = 0; /* reinitialize GNU getopt: --reason may follow NAME */
-	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
-		if (c != 'r')
-			return -1;
-		*reason = optarg;
-	}
-	if (argc - optind != 3)
-		return -1;
-	*name = argv[optind + 1];
-	*health = argv[optind + 2];
-	return 0;
 }
 
 /* Prints a machine's health as set, as text or JSON. */
@@ -269,17 +274,13 @@ static void
 machines_health_print(const struct cli_options *o, const char *name,
     enum db_health h, const char *reason)
 {
-	json_t *obj;
-
 	if (!o->json) {
 		printf("%s: %s%s%s\n", name, db_health_name(h),
 		    reason != NULL ? ": " : "", reason != NULL ? reason : "");
 		return;
 	}
-	obj = json_pack("{s:s, s:s, s:s?}", "machine", name, "health",
-	    db_health_name(h), "reason", reason);
-	cli_print_json(obj);
-	json_decref(obj);
+	cli_print_json(json_pack("{s:s, s:s, s:s?}", "machine", name, "health",
+	    db_health_name(h), "reason", reason));
 }
 
 /* Records a machine's health and tells hilabd to look at its queue again. */
@@ -310,49 +311,27 @@ machines_set_do(const struct cli_options *o, const struct machine *m,
  * hilab machines set NAME HEALTH [--reason TEXT]: health by hand; hilabd
  * gives bad and maintenance machines no runs.
  */
-static int
-machines_set(const struct cli_options *o, int argc, char **argv)
+int
+cmd_machines_set(const struct cli_options *o, const struct args *a)
 {
-	const char	     *name, *word, *reason = NULL;
+	const char	     *reason;
 	struct inventory     *inv;
 	const struct machine *m;
 	enum db_health	      h;
 	int		      rc;
 
-	if (machines_set_args(argc, argv, &name, &word, &reason) == -1)
-		return cli_usage_error("usage: hilab machines set NAME "
-				       "good|unknown|bad|maintenance "
-				       "[--reason TEXT]");
-	if (db_health_parse(word, &h) == -1)
-		return cli_usage_error("unknown health \"%s\": good, unknown, "
-				       "bad or maintenance",
-		    word);
-	if (reason == NULL && h != DB_HEALTH_GOOD)
-		reason = "set by hand";
-	if ((inv = machines_load(o->machines_dir)) == NULL)
+	if (db_health_parse(a->pos[1].text, &h) == -1)
+		return cli_error(CLI_EXIT_USAGE,
+		    "unknown health \"%s\": good, unknown, bad or maintenance",
+		    a->pos[1].text);
+	reason =
+	    args_text(a, "reason", h == DB_HEALTH_GOOD ? NULL : "set by hand");
+	if ((inv = cli_inventory(o->machines_dir)) == NULL)
 		return CLI_EXIT_USAGE;
-	if ((m = inventory_find(inv, name)) == NULL)
-		rc = cli_usage_error("unknown machine \"%s\" in %s", name,
-		    o->machines_dir);
+	if ((m = machines_find(inv, a->pos[0].text)) == NULL)
+		rc = CLI_EXIT_USAGE;
 	else
 		rc = machines_set_do(o, m, h, reason);
 	inventory_free(inv);
 	return rc;
-}
-
-int
-cmd_machines(const struct cli_options *o, int argc, char **argv)
-{
-	if (argc >= 2 && strcmp(argv[1], "check") == 0)
-		return machines_check(o, argc, argv);
-	if (argc == 2 && strcmp(argv[1], "list") == 0)
-		return machines_list(o);
-	if (argc >= 2 && strcmp(argv[1], "power") == 0)
-		return machines_power(o, argc, argv);
-	if (argc >= 2 && strcmp(argv[1], "set") == 0)
-		return machines_set(o, argc, argv);
-	return cli_usage_error(
-	    "usage: hilab machines check [DIR] | machines list | "
-	    "machines power NAME on|off|cycle|status | "
-	    "machines set NAME good|unknown|bad|maintenance [--reason TEXT]");
 }

@@ -1,10 +1,12 @@
 /*
  * hilab plot: one chart per benchmark metric of a job (report/plot.h),
- * written as DIR/<benchmark>-<metric>.<png|svg>; prints each path.
+ * written as DIR/<benchmark>-<metric>.<png|svg>; prints each path (with
+ * --json, the files written as a list).
  */
 #include <ctype.h>
 #include <errno.h>
-#include <getopt.h>
+#include <jansson.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +24,7 @@ struct plot_args {
 	enum plot_format format;
 	const char	*dir;
 	const char	*benchmark;
+	bool		 json;
 };
 
 /* A file name for a table: letters, digits, '.', '_' and '-' only. */
@@ -39,49 +42,37 @@ plot_file_name(const struct plot_args *a, const struct compare_table *t)
 	return path;
 }
 
-/* Parses the plot options. */
-static int
-plot_args_parse(int argc, char **argv, struct plot_args *a)
+/* Reads the options, checked against the table already, into p. */
+static void
+plot_args_read(const struct cli_options *o, const struct args *a,
+    struct plot_args *p)
 {
-	static const struct option longopts[] = { { "format", required_argument,
-						      NULL, 'f' },
-		{ "output", required_argument, NULL, 'o' },
-		{ "benchmark", required_argument, NULL, 'B' },
-		{ NULL, 0, NULL, 0 } };
-	int			   c;
-
-	optind = 0; /* reinitialize GNU getopt: options may follow JOB */
-	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'f':
-			if (plot_format_parse(optarg, &a->format) == -1)
-				return cli_usage_error("--format: \"%s\" is "
-						       "not png or svg",
-				    optarg);
-			break;
-		case 'o':
-			a->dir = optarg;
-			break;
-		case 'B':
-			a->benchmark = optarg;
-			break;
-		default:
-			return CLI_EXIT_USAGE;
-		}
-	}
-	if (argc - optind != 1 || (a->job = cli_job_id(argv[optind])) == -1)
-		return cli_usage_error(
-		    "usage: hilab plot JOB [--format "
-		    "png|svg] [--output DIR] [--benchmark NAME]");
-	return 0;
+	p->job = a->pos[0].num;
+	if (args_get(a, "format") != NULL)
+		plot_format_parse(args_text(a, "format", NULL), &p->format);
+	p->dir = args_text(a, "output", p->dir);
+	p->benchmark = args_text(a, "benchmark", NULL);
+	p->json = o->json;
 }
 
-/* Writes every table of the selection. */
+/* A file written, as JSON. */
+static json_t *
+plot_file_json(const char *path, const struct compare_table *t)
+{
+	return json_pack("{s:s, s:s, s:s, s:s?}", "path", path, "benchmark",
+	    t->title, "metric", t->metric, "machine", t->machine);
+}
+
+/*
+ * Writes every table of the selection, printing each path (or, with
+ * --json, the list of the files written, even when one failed).
+ */
 static int
 plot_all(const struct plot_args *a, const struct select_result *r)
 {
 	const struct select_table *s;
 	char			  *path, *cause = NULL;
+	json_t			  *files = json_array();
 	size_t			   i;
 	int			   rc = 0;
 
@@ -92,41 +83,63 @@ plot_all(const struct plot_args *a, const struct select_result *r)
 			a->format, path, &cause) == -1) {
 			rc = cli_error(CLI_EXIT_FAIL, "plot: %s", cause);
 			free(cause);
-		} else
+		} else if (a->json)
+			json_array_append_new(files,
+			    plot_file_json(path, s->table));
+		else
 			printf("%s\n", path);
 		free(path);
 	}
+	if (a->json)
+		cli_print_json(files);
+	else
+		json_decref(files);
 	return rc;
 }
 
+/* Makes the output directory unless it is there. */
+static int
+plot_mkdir(const char *dir)
+{
+	if (mkdir(dir, 0777) == -1 && errno != EEXIST)
+		return cli_error(CLI_EXIT_FAIL, "plot: \"%s\": %s", dir,
+		    strerror(errno));
+	return CLI_EXIT_OK;
+}
+
+/* hilab plot JOB [OPTIONS]: one chart per benchmark metric of the job. */
 int
-cmd_plot(const struct cli_options *o, int argc, char **argv)
+cmd_plot(const struct cli_options *o, const struct args *args)
 {
 	struct plot_args     a = { .format = PLOT_PNG, .dir = "." };
 	struct select_query  q = { .njobs = 1 };
 	struct select_result r = { 0 };
+	struct db_job	    *j = NULL;
 	char		    *cause = NULL;
 	struct db	    *db;
 	int		     rc;
 
-	if ((rc = plot_args_parse(argc, argv, &a)) != 0)
-		return rc;
-	if (mkdir(a.dir, 0777) == -1 && errno != EEXIST)
-		return cli_error(CLI_EXIT_FAIL, "plot: \"%s\": %s", a.dir,
-		    strerror(errno));
+	plot_args_read(o, args, &a);
 	if ((db = cli_db_open(o, false)) == NULL)
 		return CLI_EXIT_UNAVAILABLE;
+	if ((rc = cli_job(db, a.job, &j)) != CLI_EXIT_OK ||
+	    (rc = plot_mkdir(a.dir)) != CLI_EXIT_OK)
+		goto out;
 	q.jobs = &a.job;
 	q.benchmark = a.benchmark;
 	if (select_tables(db, &q, &r, &cause) < 0)
 		rc = cli_error(CLI_EXIT_FAIL, "%s", cause);
-	else if (r.n == 0)
+	else if (r.n == 0) {
 		rc = cli_error(CLI_EXIT_FAIL, "job %lld: no samples match",
 		    a.job);
-	else
+		if (a.json)
+			cli_print_json(json_array());
+	} else
 		rc = plot_all(&a, &r);
+out:
 	free(cause);
 	select_result_clear(&r);
+	db_job_free(j);
 	db_close(db);
 	return rc;
 }

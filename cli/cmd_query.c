@@ -6,7 +6,6 @@
  * runs (sqlite3_stmt_readonly).  The views v_runs and v_samples
  * (db/SCHEMA.md) are the documented starting points.
  */
-#include <getopt.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -90,7 +89,7 @@ query_prepare(sqlite3 *sq, const char *sql, sqlite3_stmt **st)
 		return cli_error(CLI_EXIT_FAIL, "query: %s",
 		    sqlite3_errmsg(sq));
 	if (*st == NULL)
-		return cli_usage_error("query: no SQL statement");
+		return cli_error(CLI_EXIT_USAGE, "query: no SQL statement");
 	if (!query_blank(tail))
 		return cli_error(CLI_EXIT_USAGE,
 		    "query: one statement at a "
@@ -104,45 +103,19 @@ query_prepare(sqlite3 *sq, const char *sql, sqlite3_stmt **st)
 	return 0;
 }
 
-/* Parses the query options; *sql is the statement. */
-static int
-query_args(int argc, char **argv, const struct cli_options *o,
-    enum render_query_format *fmt, const char **sql)
-{
-	static const struct option longopts[] = {
-		{ "format", required_argument, NULL, 'f' }, { NULL, 0, NULL, 0 }
-	};
-	int c;
-
-	*fmt = o->json ? RENDER_QUERY_JSON : RENDER_QUERY_TEXT;
-	optind = 0; /* reinitialize GNU getopt: options may follow JOB */
-	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
-		if (c != 'f')
-			return CLI_EXIT_USAGE;
-		if (render_query_format_parse(optarg, fmt) == -1)
-			return cli_usage_error("--format: \"%s\" is not text, "
-					       "csv or json",
-			    optarg);
-	}
-	if (argc - optind != 1)
-		return cli_usage_error("usage: hilab query SQL [--format "
-				       "text|csv|json]");
-	*sql = argv[optind];
-	return 0;
-}
-
 /* hilab query SQL [--format FORMAT]: the rows of one read-only statement. */
 int
-cmd_query(const struct cli_options *o, int argc, char **argv)
+cmd_query(const struct cli_options *o, const struct args *a)
 {
-	enum render_query_format fmt;
-	sqlite3_stmt		*st = NULL;
-	const char		*sql = NULL;
-	struct db		*db;
-	int			 rc;
+	enum render_query_format fmt =
+	    o->json ? RENDER_QUERY_JSON : RENDER_QUERY_TEXT;
+	sqlite3_stmt *st = NULL;
+	const char   *sql = a->pos[0].text;
+	struct db    *db;
+	int	      rc;
 
-	if ((rc = query_args(argc, argv, o, &fmt, &sql)) != 0)
-		return rc;
+	if (args_get(a, "format") != NULL)
+		render_query_format_parse(args_text(a, "format", NULL), &fmt);
 	if ((db = cli_db_open(o, false)) == NULL)
 		return CLI_EXIT_UNAVAILABLE;
 	sqlite3_exec(db_sqlite(db), "PRAGMA query_only = ON", NULL, NULL, NULL);

@@ -20,24 +20,9 @@ status_total(const struct db_job *j)
 	return n;
 }
 
-/* A job as JSON, for --json listings. */
-static json_t *
-status_job_json(const struct db_job *j)
-{
-	return json_pack("{s:I, s:s, s:s, s:s?, s:b, s:I, s:I, s:I, s:s?, "
-			 "s:{s:i, s:i, s:i, s:i, s:i}}",
-	    "id", (json_int_t)j->id, "name", j->name, "state",
-	    db_state_name(j->state), "file", j->file, "cancel_requested",
-	    j->cancel_requested, "submitted_at", (json_int_t)j->submitted_at,
-	    "started_at", (json_int_t)j->started_at, "finished_at",
-	    (json_int_t)j->finished_at, "error", j->error, "runs", "queued",
-	    j->runs[DB_QUEUED], "running", j->runs[DB_RUNNING], "done",
-	    j->runs[DB_DONE], "failed", j->runs[DB_FAILED], "cancelled",
-	    j->runs[DB_CANCELLED]);
-}
-
+/* hilab list: every job, oldest first. */
 int
-cmd_list(const struct cli_options *o, int argc, char **argv)
+cmd_list(const struct cli_options *o, const struct args *a)
 {
 	struct db_job *v;
 	struct db     *db;
@@ -45,13 +30,14 @@ cmd_list(const struct cli_options *o, int argc, char **argv)
 	json_t	      *arr;
 	size_t	       n, i;
 
-	if (argc != 1)
-		return cli_usage_error("usage: hilab list");
+	(void)a;
 	if ((db = cli_db_open(o, false)) == NULL)
 		return CLI_EXIT_UNAVAILABLE;
 	if (db_job_list(db, &v, &n, &cause) == -1) {
+		cli_error(CLI_EXIT_UNAVAILABLE, "%s", cause);
+		free(cause);
 		db_close(db);
-		return cli_error(CLI_EXIT_UNAVAILABLE, "%s", cause);
+		return CLI_EXIT_UNAVAILABLE;
 	}
 	arr = json_array();
 	if (!o->json)
@@ -59,7 +45,7 @@ cmd_list(const struct cli_options *o, int argc, char **argv)
 		    "SUBMITTED", "NAME");
 	for (i = 0; i < n; i++) {
 		cli_time(v[i].submitted_at, when, sizeof when);
-		json_array_append_new(arr, status_job_json(&v[i]));
+		json_array_append_new(arr, cli_job_json(&v[i]));
 		if (!o->json)
 			printf("%5lld  %-9s %4d/%-4d %-19s  %s\n",
 			    (long long)v[i].id, db_state_name(v[i].state),
@@ -68,7 +54,8 @@ cmd_list(const struct cli_options *o, int argc, char **argv)
 	}
 	if (o->json)
 		cli_print_json(arr);
-	json_decref(arr);
+	else
+		json_decref(arr);
 	db_job_list_free(v, n);
 	db_close(db);
 	return CLI_EXIT_OK;
@@ -78,13 +65,15 @@ cmd_list(const struct cli_options *o, int argc, char **argv)
 static json_t *
 status_run_json(const struct db_run *r)
 {
-	return json_pack("{s:I, s:s, s:I, s:s, s:s, s:i, s:i, s:i, s:s, s:s?, "
-			 "s:s?, s:o}",
+	return json_pack("{s:I, s:s, s:I, s:s, s:s, s:i, s:i, s:i, s:i, s:i, "
+			 "s:s, s:s?, s:o, s:o, s:s?, s:o}",
 	    "id", (json_int_t)r->id, "machine", r->machine, "kernel",
 	    (json_int_t)r->kernel, "benchmark", r->benchmark, "params",
 	    r->params, "round", r->round, "boot", r->boot, "position",
-	    r->position, "state", db_state_name(r->state), "agent_run_id",
-	    r->agent_run_id, "error", r->error, "boot_tries",
+	    r->position, "iterations", r->iterations, "warmups", r->warmups,
+	    "state", db_state_name(r->state), "agent_run_id", r->agent_run_id,
+	    "started_at", cli_time_json(r->started_at), "finished_at",
+	    cli_time_json(r->finished_at), "error", r->error, "boot_tries",
 	    r->boot_tries > 0 ? json_integer(r->boot_tries) : json_null());
 }
 
@@ -131,14 +120,13 @@ status_print(const struct db_job *j, const struct db_run *runs, size_t n)
 static void
 status_print_json(const struct db_job *j, const struct db_run *runs, size_t n)
 {
-	json_t *o = status_job_json(j), *arr = json_array();
+	json_t *o = cli_job_json(j), *arr = json_array();
 	size_t	i;
 
 	for (i = 0; i < n; i++)
 		json_array_append_new(arr, status_run_json(&runs[i]));
 	json_object_set_new(o, "run_list", arr);
 	cli_print_json(o);
-	json_decref(o);
 }
 
 /* Why a run waits on a machine that is bad or in maintenance. */
@@ -174,8 +162,9 @@ status_waiting(struct db_run *runs, size_t n, const struct db_machine *mv,
 	}
 }
 
+/* hilab status JOB: a job and each of its runs. */
 int
-cmd_status(const struct cli_options *o, int argc, char **argv)
+cmd_status(const struct cli_options *o, const struct args *a)
 {
 	struct db_machine *mv = NULL;
 	struct db_run	  *runs = NULL;
@@ -183,17 +172,16 @@ cmd_status(const struct cli_options *o, int argc, char **argv)
 	struct db	  *db;
 	char		  *cause = NULL;
 	size_t		   n = 0, mn = 0;
-	int64_t		   id;
-	int		   rc = CLI_EXIT_OK;
+	int64_t		   id = a->pos[0].num;
+	int		   rc;
 
-	if (argc != 2 || (id = cli_job_id(argv[1])) == -1)
-		return cli_usage_error("usage: hilab status JOB");
 	if ((db = cli_db_open(o, false)) == NULL)
 		return CLI_EXIT_UNAVAILABLE;
-	if ((j = db_job_get(db, id, &cause)) == NULL ||
-	    db_run_list(db, id, &runs, &n, &cause) == -1 ||
+	if ((rc = cli_job(db, id, &j)) != CLI_EXIT_OK)
+		goto out;
+	if (db_run_list(db, id, &runs, &n, &cause) == -1 ||
 	    db_machine_list(db, &mv, &mn, &cause) == -1) {
-		rc = cli_error(CLI_EXIT_FAIL, "%s", cause);
+		rc = cli_error(CLI_EXIT_UNAVAILABLE, "%s", cause);
 		goto out;
 	}
 	status_waiting(runs, n, mv, mn);
@@ -210,25 +198,38 @@ out:
 	return rc;
 }
 
-int
-cmd_cancel(const struct cli_options *o, int argc, char **argv)
+/* Says that a cancel was requested: a line, or JSON. */
+static void
+status_cancelled(const struct cli_options *o, int64_t id, bool nudged)
 {
-	struct db *db;
-	char	  *cause = NULL;
-	int64_t	   id;
-	int	   rc = CLI_EXIT_OK;
+	if (o->json)
+		cli_print_json(json_pack("{s:I, s:b, s:b}", "job",
+		    (json_int_t)id, "cancel_requested", 1, "hilabd", nudged));
+	else
+		printf("job %lld: cancel requested\n", (long long)id);
+}
 
-	if (argc != 2 || (id = cli_job_id(argv[1])) == -1)
-		return cli_usage_error("usage: hilab cancel JOB");
+/* hilab cancel JOB: flags a job for hilabd to stop, and nudges it. */
+int
+cmd_cancel(const struct cli_options *o, const struct args *a)
+{
+	struct db_job *j = NULL;
+	struct db     *db;
+	char	      *cause = NULL;
+	int64_t	       id = a->pos[0].num;
+	int	       rc;
+
 	if ((db = cli_db_open(o, true)) == NULL)
 		return CLI_EXIT_UNAVAILABLE;
+	if ((rc = cli_job(db, id, &j)) != CLI_EXIT_OK)
+		goto out;
 	if (db_job_cancel_request(db, id, &cause) == -1)
 		rc = cli_error(CLI_EXIT_FAIL, "%s", cause);
-	else {
-		printf("job %lld: cancel requested\n", (long long)id);
-		cli_nudge(o);
-	}
+	else
+		status_cancelled(o, id, cli_nudge(o));
+out:
 	free(cause);
+	db_job_free(j);
 	db_close(db);
 	return rc;
 }

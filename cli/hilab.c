@@ -1,125 +1,139 @@
-/* hilab: the command line of the lab: argv -> request -> renderer. */
-#include <getopt.h>
-#include <jansson.h>
+/*
+ * hilab: the command line of the lab: argv -> request -> renderer.  The
+ * line is read against the table of cli/options.c; each command's id
+ * selects its handler here.
+ */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include <jansson.h>
+
 #include "cli/cli.h"
 #include "common/paths.h"
+#include "common/xmalloc.h"
 #include "config.h"
 
-static const struct cli_command cli_commands[] = {
-	{ "submit", "submit JOB.yaml", cmd_submit },
-	{ "list", "list", cmd_list },
-	{ "status", "status JOB", cmd_status },
-	{ "wait", "wait JOB", cmd_wait },
-	{ "cancel", "cancel JOB", cmd_cancel },
-	{ "logs", "logs JOB", cmd_logs },
-	{ "compare",
-	    "compare [--job ID]... [--by job|machine|kernel] "
-	    "[--rows params|metric|auto] [--benchmark NAME] [--metric NAME] "
-	    "[--style STYLE] [--statistic S]",
-	    cmd_compare },
-	{ "report", "report JOB [--style amd|change|pct|meansd|markdown]",
-	    cmd_report },
-	{ "plot",
-	    "plot JOB [--format png|svg] [--output DIR] "
-	    "[--benchmark NAME]",
-	    cmd_plot },
-	{ "query", "query SQL [--format text|csv|json]", cmd_query },
-	{ "export", "export FILE", cmd_export },
-	{ "machines",
-	    "machines check [DIR] | machines list | "
-	    "machines power NAME on|off|cycle|status | "
-	    "machines set NAME good|unknown|bad|maintenance [--reason TEXT]",
-	    cmd_machines },
-	{ "jobs", "jobs check FILE", cmd_jobs },
-	{ "kernels", "kernels list | show ID | build FILE", cmd_kernels },
-	{ "sweep",
-	    "sweep add NAME FILE --every DURATION [--at HH:MM] | "
-	    "list | show NAME | rm NAME | enable NAME | disable NAME",
-	    cmd_sweep },
+static int cli_help(const struct cli_options *, const struct args *);
+
+static const cli_handler cli_handlers[CLI_NCMDS] = {
+	[CLI_SUBMIT] = cmd_submit,
+	[CLI_LIST] = cmd_list,
+	[CLI_STATUS] = cmd_status,
+	[CLI_WAIT] = cmd_wait,
+	[CLI_CANCEL] = cmd_cancel,
+	[CLI_LOGS] = cmd_logs,
+	[CLI_COMPARE] = cmd_compare,
+	[CLI_REPORT] = cmd_report,
+	[CLI_PLOT] = cmd_plot,
+	[CLI_QUERY] = cmd_query,
+	[CLI_EXPORT] = cmd_export,
+	[CLI_MACHINES_CHECK] = cmd_machines_check,
+	[CLI_MACHINES_LIST] = cmd_machines_list,
+	[CLI_MACHINES_POWER] = cmd_machines_power,
+	[CLI_MACHINES_SET] = cmd_machines_set,
+	[CLI_JOBS_CHECK] = cmd_jobs_check,
+	[CLI_BENCHMARKS_LIST] = cmd_benchmarks_list,
+	[CLI_BENCHMARKS_SHOW] = cmd_benchmarks_show,
+	[CLI_KERNELS_LIST] = cmd_kernels_list,
+	[CLI_KERNELS_SHOW] = cmd_kernels_show,
+	[CLI_KERNELS_BUILD] = cmd_kernels_build,
+	[CLI_SWEEP_ADD] = cmd_sweep_add,
+	[CLI_SWEEP_LIST] = cmd_sweep_list,
+	[CLI_SWEEP_SHOW] = cmd_sweep_show,
+	[CLI_SWEEP_RM] = cmd_sweep_change,
+	[CLI_SWEEP_ENABLE] = cmd_sweep_change,
+	[CLI_SWEEP_DISABLE] = cmd_sweep_change,
+	[CLI_HELP] = cli_help,
 };
 
-/* Prints the list of subcommands. */
-static void
-cli_help(FILE *f)
+/* hilab help [COMMAND [SUBCOMMAND]]: the help of the commands named. */
+static int
+cli_help(const struct cli_options *o, const struct args *a)
 {
-	size_t i;
+	char	  **argv = xcalloc(a->npos + 3, sizeof *argv);
+	struct args h;
+	char	   *cause = NULL;
+	size_t	    i;
+	int	    rc = CLI_EXIT_OK;
 
-	fprintf(f,
-	    "usage: hilab [--db FILE] [--socket PATH] [--machines DIR] "
-	    "[--catalog DIR] [--json] COMMAND [ARGS]\n\ncommands:\n");
-	for (i = 0; i < sizeof cli_commands / sizeof cli_commands[0]; i++)
-		fprintf(f, "  hilab %s\n", cli_commands[i].usage);
+	(void)o;
+	argv[0] = (char *)"hilab";
+	for (i = 0; i < a->npos; i++)
+		argv[i + 1] = (char *)a->pos[i].text;
+	if (args_parse(&cli_prog, (int)a->npos + 1, argv, &h, &cause) == -1 &&
+	    h.cmd == NULL)
+		rc = cli_error(CLI_EXIT_USAGE, "help: %s", cause);
+	else
+		args_help(stdout, &h);
+	free(cause);
+	args_clear(&h);
+	free(argv);
+	return rc;
 }
 
-/* Parses the global options that stand before the subcommand. */
+/* Prints a usage error, the command's usage and where to read more. */
 static int
-cli_parse_options(int argc, char **argv, struct cli_options *o)
+cli_usage(const struct args *a, const char *cause)
 {
-	static const struct option longopts[] = { { "db", required_argument,
-						      NULL, 'D' },
-		{ "socket", required_argument, NULL, 'S' },
-		{ "machines", required_argument, NULL, 'M' },
-		{ "catalog", required_argument, NULL, 'C' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "help", no_argument, NULL, 'h' },
-		{ "version", no_argument, NULL, 'V' }, { NULL, 0, NULL, 0 } };
-	int			   c;
+	char *name = args_name(a);
 
+	fprintf(stderr, "hilab: %s\n", cause);
+	args_usage(stderr, a);
+	fprintf(stderr, "(see '%s --help')\n", name);
+	free(name);
+	return CLI_EXIT_USAGE;
+}
+
+/* The paths and --json of the line, over the environment's. */
+static void
+cli_options_fill(struct cli_options *o, const struct args *a)
+{
 	paths_defaults(&o->db_path, &o->socket_path, &o->machines_dir,
 	    &o->catalog_dir);
-	while ((c = getopt_long(argc, argv, "+h", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'D':
-			o->db_path = optarg;
-			break;
-		case 'S':
-			o->socket_path = optarg;
-			break;
-		case 'M':
-			o->machines_dir = optarg;
-			break;
-		case 'C':
-			o->catalog_dir = optarg;
-			break;
-		case 'j':
-			o->json = true;
-			break;
-		case 'h':
-			cli_help(stdout);
-			exit(0);
-		case 'V':
-			printf("hilab %s\n", HILAB_VERSION);
-			exit(0);
-		default:
-			return -1;
-		}
-	}
-	return optind;
+	o->db_path = args_text(a, "db", o->db_path);
+	o->socket_path = args_text(a, "socket", o->socket_path);
+	o->machines_dir = args_text(a, "machines", o->machines_dir);
+	o->catalog_dir = args_text(a, "catalog", o->catalog_dir);
+	o->json = args_flag(a, "json");
 }
 
+/* hilab --version, as text or JSON. */
+static int
+cli_version(const struct cli_options *o)
+{
+	if (o->json)
+		cli_print_json(json_pack("{s:s}", "version", HILAB_VERSION));
+	else
+		printf("hilab %s\n", HILAB_VERSION);
+	return CLI_EXIT_OK;
+}
+
+/* Reads the line against the table and runs its command. */
 int
 main(int argc, char **argv)
 {
 	struct cli_options o = { 0 };
-	int		   first;
-	size_t		   i;
+	struct args	   a;
+	char		  *cause = NULL;
+	int		   rc;
 
-	if ((first = cli_parse_options(argc, argv, &o)) < 0)
-		return cli_usage_error("bad option");
-	if (first >= argc) {
-		cli_help(stderr);
-		return CLI_EXIT_USAGE;
+	if (args_parse(&cli_prog, argc, argv, &a, &cause) == -1)
+		rc = cli_usage(&a, cause);
+	else if (a.help) {
+		args_help(stdout, &a);
+		rc = CLI_EXIT_OK;
+	} else {
+		cli_options_fill(&o, &a);
+		if (args_flag(&a, "version"))
+			rc = cli_version(&o);
+		else if (a.cmd == NULL) {
+			args_help(stderr, &a);
+			rc = CLI_EXIT_USAGE;
+		} else
+			rc = cli_handlers[a.cmd->id](&o, &a);
 	}
-	for (i = 0; i < sizeof cli_commands / sizeof cli_commands[0]; i++) {
-		if (strcmp(argv[first], cli_commands[i].name) == 0) {
-			optind = 0;
-			return cli_commands[i].fn(&o, argc - first,
-			    argv + first);
-		}
-	}
-	return cli_usage_error("unknown command \"%s\"", argv[first]);
+	free(cause);
+	args_clear(&a);
+	return rc;
 }

@@ -1,6 +1,7 @@
 /* The control socket, server and client side. */
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/time.h>
 #include <sys/un.h>
 
 #include <errno.h>
@@ -195,7 +196,11 @@ control_read_reply(int fd)
 		n = read(fd, buf + len, cap - 1 - len);
 		if (n == -1 && errno == EINTR)
 			continue;
-		if (n <= 0)
+		if (n == -1) {
+			free(buf);
+			return NULL;
+		}
+		if (n == 0)
 			break;
 		len += n;
 	}
@@ -208,6 +213,8 @@ control_read_reply(int fd)
 char *
 control_call(const char *path, const char *request, char **cause)
 {
+	struct timeval	   wait = { CONTROL_TIMEOUT_MS / 1000,
+		    (CONTROL_TIMEOUT_MS % 1000) * 1000 };
 	struct sockaddr_un sun;
 	char		  *reply = NULL;
 	int		   fd;
@@ -215,6 +222,8 @@ control_call(const char *path, const char *request, char **cause)
 	if (control_addr(path, &sun, cause) == -1)
 		return NULL;
 	if ((fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0)) == -1 ||
+	    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &wait, sizeof wait) == -1 ||
+	    setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &wait, sizeof wait) == -1 ||
 	    connect(fd, (struct sockaddr *)&sun, sizeof sun) == -1) {
 		*cause =
 		    xasprintf("hilabd at \"%s\": %s", path, strerror(errno));
@@ -227,7 +236,9 @@ control_call(const char *path, const char *request, char **cause)
 		goto out;
 	}
 	shutdown(fd, SHUT_WR);
-	reply = control_read_reply(fd);
+	if ((reply = control_read_reply(fd)) == NULL)
+		*cause = xasprintf("hilabd at \"%s\": no answer: %s", path,
+		    strerror(errno));
 out:
 	if (fd != -1)
 		close(fd);

@@ -17,9 +17,13 @@ int		control_fd(const struct control *);
 void control_serve_one(struct control *, control_request_cb, void *);
 void control_close(struct control *);
 
+/* How long a client waits to send, and for each part of the reply. */
+#define CONTROL_TIMEOUT_MS 5000
+
 /*
  * Client side: sends request and returns the reply (caller frees), or NULL
- * with *cause when the daemon is not there.
+ * with *cause when the daemon is not there or does not answer within
+ * CONTROL_TIMEOUT_MS (one that hangs is as good as gone).
  */
 char *control_call(const char *path, const char *request, char **cause);
 

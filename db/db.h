@@ -311,6 +311,17 @@ int64_t db_samples_insert(struct db *, const struct db_sample *, size_t n,
 /* The values of one metric of a run by iteration; caller frees *values. */
 int db_samples_get(struct db *, int64_t run, const char *metric,
     double **values, size_t *n, char **cause);
+/* The arithmetic mean of one metric's samples in a run. */
+struct db_mean {
+	char   *metric;
+	double	mean;
+	int64_t n; /* samples */
+};
+
+/* Every metric a run stored, with its mean and count, by name. */
+int  db_run_means(struct db *, int64_t run, struct db_mean **, size_t *,
+     char **cause);
+void db_means_free(struct db_mean *, size_t);
 /* direction: higher, lower; statistic: amean, hmean, gmean, median. */
 int db_metric_upsert(struct db *, const char *name, const char *unit,
     const char *direction, const char *statistic, char **cause);
@@ -486,5 +497,36 @@ int  db_sweep_events(struct db *, int64_t id, struct db_event **, size_t *,
      char **cause);
 void db_sweep_free(struct db_sweep *);
 void db_sweep_list_free(struct db_sweep *, size_t);
+
+/*
+ * How far a job has come, for hilab wait (db/progress.c): its running
+ * runs with the iterations they stored, and what earlier runs took.
+ */
+struct db_progress {
+	int64_t run;
+	char   *machine;
+	char   *benchmark;
+	char   *params;
+	int	round;
+	int	iterations;
+	int	warmups;
+	int64_t started_at; /* 0 if not yet */
+	int	results;    /* iterations stored, warmups included */
+	int	timed;	    /* of them, those with a wall time */
+	int64_t wall_ns;    /* their wall time, summed */
+};
+
+/* The running runs of a job, oldest start first. */
+int  db_run_progress(struct db *, int64_t job, struct db_progress **, size_t *,
+     char **cause);
+void db_progress_free(struct db_progress *, size_t);
+/*
+ * The mean wall time (ns) of one iteration of the done runs of benchmark
+ * with params on machine, any job; 0 when there are none.
+ */
+int db_iteration_estimate(struct db *, const char *machine,
+    const char *benchmark, const char *params, int64_t *ns, char **cause);
+/* The mean start-to-end time (ms) of a job's done runs; 0 if none. */
+int db_job_run_time(struct db *, int64_t job, int64_t *ms, char **cause);
 
 #endif

@@ -116,3 +116,53 @@ db_metric_upsert(struct db *db, const char *name, const char *unit,
 	db_bind_text(s, 4, statistic);
 	return db_exec_stmt(db, s, "upsert metric", cause);
 }
+
+/* Fills m from a row of the means query. */
+static void
+means_read(sqlite3_stmt *s, void *row)
+{
+	struct db_mean *m = row;
+
+	m->metric = db_column_text(s, 0);
+	m->mean = sqlite3_column_double(s, 1);
+	m->n = sqlite3_column_int64(s, 2);
+}
+
+/* Frees the strings of m. */
+static void
+means_clear(void *row)
+{
+	free(((struct db_mean *)row)->metric);
+}
+
+static const struct db_rows means_rows = { sizeof(struct db_mean), means_read,
+	means_clear };
+
+/* Every metric a run stored, with its mean and count, by name. */
+int
+db_run_means(struct db *db, int64_t run, struct db_mean **out, size_t *n,
+    char **cause)
+{
+	static const char sql[] =
+	    "SELECT metric, AVG(value), COUNT(*) FROM samples WHERE run = ?1 "
+	    "GROUP BY metric ORDER BY metric";
+	sqlite3_stmt *s;
+	void	     *rows = NULL;
+	int	      rc;
+
+	*out = NULL;
+	*n = 0;
+	if ((s = db_stmt(db, sql, cause)) == NULL)
+		return -1;
+	sqlite3_bind_int64(s, 1, run);
+	rc = db_rows_read(db, s, &means_rows, "read means", &rows, n, cause);
+	*out = rows;
+	return rc;
+}
+
+/* Frees a list from db_run_means; accepts NULL. */
+void
+db_means_free(struct db_mean *v, size_t n)
+{
+	db_rows_free(&means_rows, v, n);
+}

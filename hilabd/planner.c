@@ -10,6 +10,7 @@
 #include "db/db.h"
 #include "hilabd/builder.h"
 #include "hilabd/daemon.h"
+#include "hilabd/story.h"
 #include "jobs/job.h"
 #include "jobs/job_build.h"
 #include "jobs/plan.h"
@@ -151,6 +152,19 @@ planner_add_runs(struct db *db, int64_t job_id, const struct plan *plan,
 	return 0;
 }
 
+/* Records an event of the job's story (story.h) and frees its text. */
+static void
+planner_event(struct db *db, int64_t job, enum db_level level, char *text)
+{
+	char *cause = NULL;
+
+	if (db_event_add(db, job, 0, NULL, level, &cause, "%s", text) == -1) {
+		log_warn("planner", "job %lld: %s", (long long)job, cause);
+		free(cause);
+	}
+	free(text);
+}
+
 /* Expands one job into runs in one transaction. */
 static int
 planner_expand(struct db *db, const struct db_job *dj, const struct job *job,
@@ -177,9 +191,11 @@ planner_expand(struct db *db, const struct db_job *dj, const struct job *job,
 		goto out;
 	}
 	rc = db_commit(db, cause);
-	if (rc == 0)
+	if (rc == 0) {
 		log_info("planner", "job %lld \"%s\": %zu runs planned",
 		    (long long)dj->id, dj->name, plan.n);
+		planner_event(db, dj->id, DB_INFO, story_planned(job, plan.n));
+	}
 out:
 	free(ids);
 	plan_free(&plan);
@@ -229,7 +245,10 @@ planner_queued(struct daemon *d, struct db *db, const struct db_job *dj)
 
 	if (dj->cancel_requested) {
 		builder_forget(d->builder, dj->id);
-		db_job_set_state(db, dj->id, DB_CANCELLED, NULL, &ignore);
+		if (db_job_set_state(db, dj->id, DB_CANCELLED, NULL, &ignore) ==
+		    0)
+			planner_event(db, dj->id, DB_INFO,
+			    xstrdup("cancelled before it was planned"));
 		free(ignore);
 		return false;
 	}
@@ -268,9 +287,13 @@ planner_settle(struct db *db, const struct db_job *dj)
 		if (db_job_set_state(db, dj->id, end,
 			end == DB_FAILED ? "some runs failed (hilab logs)"
 					 : NULL,
-			&cause) == 0)
+			&cause) == 0) {
 			log_info("planner", "job %lld \"%s\": %s",
 			    (long long)dj->id, dj->name, db_state_name(end));
+			planner_event(db, dj->id,
+			    end == DB_FAILED ? DB_ERROR : DB_INFO,
+			    story_job_end(dj, end));
+		}
 	}
 	if (cause != NULL) {
 		log_warn("planner", "job %lld: %s", (long long)dj->id, cause);

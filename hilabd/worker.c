@@ -18,6 +18,7 @@
 #include "hilabd/daemon.h"
 #include "hilabd/health.h"
 #include "hilabd/ingest.h"
+#include "hilabd/story.h"
 #include "hilabd/worker.h"
 #include "jobs/job.h"
 #include "jobs/plan.h"
@@ -106,6 +107,9 @@ worker_result_cb(const struct agent_result *res, void *arg)
 		wr->db_failed = true;
 		return -1;
 	}
+	log_verbose(worker_name(ctx), "run %lld: result %llu%s stored",
+	    (long long)wr->run->id, (unsigned long long)res->seq,
+	    res->warmup ? " (warmup)" : "");
 	wr->last_seq = (int64_t)res->seq;
 	if (problem != NULL && wr->problem == NULL)
 		wr->problem = problem;
@@ -250,6 +254,26 @@ worker_cancel_on_host(struct worker_ctx *ctx, struct worker_run *wr,
 	free(cause);
 }
 
+/* Records an info event of the run's story (story.h) and frees its text. */
+static void
+worker_story(struct worker_ctx *ctx, const struct db_run *r, char *text)
+{
+	worker_event(ctx, r, DB_INFO, text);
+	free(text);
+}
+
+/* Tells that the run is done, with the means of what it stored. */
+static void
+worker_done(struct worker_ctx *ctx, const struct worker_run *wr)
+{
+	size_t i = wr->plan->benchmark_index;
+
+	if (ctx->job != NULL && ctx->plan_job == wr->run->job &&
+	    i < ctx->job->nbenchmarks)
+		worker_story(ctx, wr->run,
+		    story_done(ctx->db, wr->run->id, &ctx->job->benchmarks[i]));
+}
+
 /* Ends a run: acknowledged to the agent once stored, then its state. */
 static void
 worker_finish(struct worker_ctx *ctx, struct worker_run *wr, const char *run_id,
@@ -279,6 +303,8 @@ worker_finish(struct worker_ctx *ctx, struct worker_run *wr, const char *run_id,
 		worker_event(ctx, wr->run, DB_ERROR, error);
 	if (db_run_set_state(ctx->db, wr->run->id, state, error, &ignore) == -1)
 		worker_event(ctx, wr->run, DB_ERROR, ignore);
+	else if (state == DB_DONE)
+		worker_done(ctx, wr);
 	free(ignore);
 }
 
@@ -390,6 +416,21 @@ worker_prepare(struct worker_ctx *ctx, struct worker_run *wr, bool boot,
 	return 0;
 }
 
+/*
+ * Tells the boot just made for run r, with the release its facts show;
+ * a boot whose facts were not read is not told.
+ */
+static void
+worker_booted(struct worker_ctx *ctx, const struct db_run *r, const char *facts)
+{
+	struct worker_booted *b = &ctx->booted;
+
+	if (b->tell && facts != NULL)
+		worker_story(ctx, r,
+		    story_booted(b->name, b->took_ms, b->boots, facts));
+	b->tell = false;
+}
+
 /* Runs one queued run from start to end. */
 static void
 worker_run_one(struct worker_ctx *ctx, const struct db_run *r)
@@ -401,12 +442,14 @@ worker_run_one(struct worker_ctx *ctx, const struct db_run *r)
 	worker_progress(ctx, r);
 	if (worker_prepare(ctx, &wr, true, &cause) == -1 ||
 	    (facts = worker_facts(ctx, r, &cause)) == NULL) {
+		worker_booted(ctx, r, NULL);
 		/* Failed first, then the machine brought back. */
 		worker_fail(ctx, r, cause);
 		if (wr.boot_failed)
 			recover_boot(ctx, r, cause);
 		goto out;
 	}
+	worker_booted(ctx, r, facts);
 	health_answered(ctx);
 	if (worker_setup_begin(ctx, r, wr.plan, &wr.exec, &cause) == -1) {
 		worker_setup_failed(ctx, r, cause);
@@ -417,9 +460,7 @@ worker_run_one(struct worker_ctx *ctx, const struct db_run *r)
 		worker_event(ctx, r, DB_ERROR, cause);
 		goto out;
 	}
-	log_info(worker_name(ctx), "run %lld: %s %s on \"%s\" (round %d)",
-	    (long long)r->id, r->benchmark, r->params, worker_name(ctx),
-	    r->round);
+	worker_story(ctx, r, story_started(wr.plan, facts));
 	rc = worker_execute(ctx, &wr, run_id, &cause);
 	worker_setup_end(ctx, r);
 	if (wr.recovered)
@@ -529,8 +570,21 @@ worker_resume(struct worker_ctx *ctx)
 	db_interrupted_list_free(v, n);
 }
 
-static bool
+/* Whether the worker is to end: hilabd stops or a reload retired it. */
+bool
 worker_stopping(struct worker *w)
+{
+	bool stop;
+
+	pthread_mutex_lock(&w->daemon->lock);
+	stop = w->daemon->stopping || w->retired;
+	pthread_mutex_unlock(&w->daemon->lock);
+	return stop;
+}
+
+/* Whether hilabd stops (a retired worker's machine is handed back). */
+static bool
+worker_controller_stopping(struct worker *w)
 {
 	bool stop;
 
@@ -571,7 +625,7 @@ worker_drain(struct worker_ctx *ctx)
 			daemon_nudge(ctx->w->daemon);
 		}
 		/* The job's kernels are done with: power the VM off. */
-		worker_boot_end(ctx, worker_stopping(ctx->w));
+		worker_boot_end(ctx, worker_controller_stopping(ctx->w));
 	}
 	db_job_list_free(jobs, n);
 }
@@ -617,7 +671,7 @@ worker_cycle(struct worker_ctx *ctx)
 }
 
 /* The thread: resume what was interrupted, then serve the queue. */
-static void *
+void *
 worker_main(void *arg)
 {
 	struct worker_ctx ctx = { .w = arg };
@@ -647,47 +701,4 @@ worker_main(void *arg)
 	job_free(ctx.job);
 	db_close(ctx.db);
 	return NULL;
-}
-
-int
-worker_start_all(struct daemon *d, char **cause)
-{
-	struct worker *w;
-	size_t	       i;
-	int	       rc;
-
-	d->nworkers = d->inventory->n;
-	d->workers = xcalloc(d->nworkers ? d->nworkers : 1, sizeof *w);
-	for (i = 0; i < d->nworkers; i++) {
-		w = &d->workers[i];
-		w->daemon = d;
-		w->machine = d->inventory->machines[i];
-		w->owner = xasprintf("hilabd:%ld", (long)getpid());
-		if ((rc = pthread_create(&w->thread, NULL, worker_main, w)) !=
-		    0) {
-			*cause = xasprintf("machine \"%s\": worker thread: %s",
-			    w->machine->name, strerror(rc));
-			d->nworkers = i;
-			return -1;
-		}
-	}
-	return 0;
-}
-
-void
-worker_stop_all(struct daemon *d)
-{
-	size_t i;
-
-	pthread_mutex_lock(&d->lock);
-	d->stopping = true;
-	pthread_cond_broadcast(&d->nudge);
-	pthread_mutex_unlock(&d->lock);
-	for (i = 0; i < d->nworkers; i++) {
-		pthread_join(d->workers[i].thread, NULL);
-		free(d->workers[i].owner);
-	}
-	free(d->workers);
-	d->workers = NULL;
-	d->nworkers = 0;
 }

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/clock.h"
 #include "common/log.h"
 #include "common/xmalloc.h"
 #include "db/db.h"
@@ -139,6 +140,7 @@ worker_boot_backend(struct worker_ctx *ctx, const struct db_run *r,
 
 	rc = backend_boot_tries(ctx->backend, bk, worker_boot_retry, &arg,
 	    &boots, cause);
+	ctx->booted.boots = boots;
 	if (db_run_set_boot_tries(ctx->db, r->id, boots, &ignore) == -1) {
 		log_warn(worker_name(ctx), "%s", ignore);
 		free(ignore);
@@ -152,7 +154,35 @@ worker_boot_backend(struct worker_ctx *ctx, const struct db_run *r,
 	return rc;
 }
 
-/* Boots image (NULL: the machine's own kernel) through the backend. */
+/*
+ * Says that kernel k is booted for run r: an event of the run when the
+ * machine switches kernels (a VM, an ssh host with a boot method, an
+ * image); an ssh host that only runs its own kernel boots nothing, which
+ * is only logged.  Returns whether the boot is one to tell.
+ */
+static bool
+worker_boot_say(struct worker_ctx *ctx, const struct db_run *r,
+    const struct db_kernel *k, const char *image)
+{
+	const struct machine *m = ctx->w->machine;
+	char		     *msg;
+
+	if (m->kind == MACHINE_SSH && m->boot.method == MACHINE_BOOT_NONE &&
+	    image == NULL) {
+		log_info(worker_name(ctx), "booting kernel \"%s\" (round %d)",
+		    k->name, r->round);
+		return false;
+	}
+	msg = xasprintf("booting kernel \"%s\" (round %d)", k->name, r->round);
+	worker_event(ctx, r, DB_INFO, msg);
+	free(msg);
+	return true;
+}
+
+/*
+ * Boots image (NULL: the machine's own kernel) through the backend; how
+ * long a boot it tells took is kept for the run's story (worker.c).
+ */
 static int
 worker_boot_image(struct worker_ctx *ctx, const struct db_run *r,
     const struct db_kernel *k, json_t *spec, char **cause)
@@ -163,6 +193,8 @@ worker_boot_image(struct worker_ctx *ctx, const struct db_run *r,
 	char		     *dtb = worker_spec_str(spec, "dtb");
 	char		     *modules = worker_spec_str(spec, "modules");
 	char		     *release = worker_spec_str(spec, "release");
+	int64_t		      t0 = clock_now_ms();
+	bool		      told;
 	int		      rc;
 
 	bk.image = image;
@@ -171,9 +203,10 @@ worker_boot_image(struct worker_ctx *ctx, const struct db_run *r,
 	bk.modules = modules;
 	bk.release = release;
 	worker_disconnect(ctx);
-	log_info(worker_name(ctx), "booting kernel \"%s\" (round %d)", k->name,
-	    r->round);
+	told = worker_boot_say(ctx, r, k, image);
 	if ((rc = worker_boot_backend(ctx, r, &bk, cause)) == 0) {
+		ctx->booted.tell = told; /* with the release it shows */
+		ctx->booted.took_ms = clock_now_ms() - t0;
 		if (image != NULL)
 			worker_expect(&ctx->booted, image,
 			    json_string_value(

@@ -28,6 +28,10 @@ struct worker_booted {
 	char   *release; /* from the image, or NULL */
 	char   *version; /* from the image, or NULL */
 	char   *cmdline; /* asked for, or NULL */
+	/* The boot just made, until the run's story tells it: */
+	bool	tell;	 /* a boot to tell */
+	int64_t took_ms; /* how long it took */
+	int	boots;	 /* how many boots it took */
 };
 
 /* What a worker keeps between runs. */

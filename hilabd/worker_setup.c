@@ -1,7 +1,8 @@
 /*
  * A benchmark made ready on its host before a run: its tool installed when
- * missing (install.c), the run's argv[0] resolved there, and the server it
- * needs started detached and stopped once the run is over (server.c).
+ * missing (install.c), either way told as an event, the run's argv[0]
+ * resolved there, and the server it needs started detached and stopped
+ * once the run is over (server.c).
  * Everything here talks to the host over the setup's own ssh session, which
  * stays idle while the benchmark is measured.
  */
@@ -10,11 +11,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/clock.h"
 #include "common/log.h"
 #include "common/xmalloc.h"
 #include "db/db.h"
 #include "hilabd/daemon.h"
 #include "hilabd/setup/setup.h"
+#include "hilabd/story.h"
 #include "hilabd/worker.h"
 #include "jobs/job.h"
 #include "jobs/plan.h"
@@ -98,6 +101,29 @@ setup_fill_exec(struct worker_ctx *ctx, const struct job_benchmark *b,
 	free(prefix);
 }
 
+/*
+ * The run's tool from install_tool; the first look-up of it on this boot
+ * is told as an event of the run: installed, with how long it took, or
+ * already installed.
+ */
+static const struct setup_tool *
+setup_find_tool(struct worker_ctx *ctx, const struct db_run *r,
+    const struct plan_run *p, const struct job_benchmark *b, char **cause)
+{
+	const struct setup_tool *t;
+	size_t			 known = setup_get(ctx)->ntools;
+	int64_t			 t0 = clock_now_ms();
+	char			*msg;
+
+	t = install_tool(ctx, r, p, b, cause);
+	if (t == NULL || setup_get(ctx)->ntools == known)
+		return t;
+	msg = story_installed(b, t->path, clock_now_ms() - t0, t->installed);
+	worker_event(ctx, r, DB_INFO, msg);
+	free(msg);
+	return t;
+}
+
 int
 worker_setup_begin(struct worker_ctx *ctx, const struct db_run *r,
     const struct plan_run *p, struct worker_exec *ex, char **cause)
@@ -111,7 +137,7 @@ worker_setup_begin(struct worker_ctx *ctx, const struct db_run *r,
 		return -1;
 	if (!setup_needed(b))
 		return 0;
-	if ((t = install_tool(ctx, r, p, b, cause)) == NULL)
+	if ((t = setup_find_tool(ctx, r, p, b, cause)) == NULL)
 		goto out;
 	setup_fill_exec(ctx, b, p, t, ex);
 	if (b->server.argv == NULL)

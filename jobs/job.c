@@ -12,6 +12,7 @@
 #include <yaml.h>
 
 #include "common/conf.h"
+#include "common/suggest.h"
 #include "common/xmalloc.h"
 #include "jobs/job.h"
 #include "jobs/job_yaml.h"
@@ -34,12 +35,26 @@ job_inventory_find(const struct inventory *inv, const char *name)
 	return NULL;
 }
 
+/* " (did you mean \"x\"?)" naming inv's machine closest to name, or "". */
+static char *
+job_machine_hint(const struct inventory *inv, const char *name)
+{
+	struct suggest s;
+	size_t	       i;
+
+	suggest_init(&s, name);
+	for (i = 0; i < inv->n; i++)
+		suggest_add(&s, inv->machines[i]->name);
+	return suggest_hint(&s);
+}
+
 /* Adds one machine name to the job unless it is a duplicate or unknown. */
 static void
 job_add_machine(struct conf_file *f, yaml_node_t *item, struct job *job)
 {
 	struct job_ctx *ctx = f->arg;
 	const char     *s = (const char *)item->data.scalar.value;
+	char	       *hint;
 	size_t		i;
 
 	for (i = 0; i < job->nmachines; i++)
@@ -48,9 +63,11 @@ job_add_machine(struct conf_file *f, yaml_node_t *item, struct job *job)
 	if (i < job->nmachines)
 		conf_error(f, item, "duplicate machine \"%s\"", s);
 	else if (ctx->inventory != NULL &&
-	    job_inventory_find(ctx->inventory, s) == NULL)
-		conf_error(f, item, "unknown machine \"%s\"", s);
-	else
+	    job_inventory_find(ctx->inventory, s) == NULL) {
+		hint = job_machine_hint(ctx->inventory, s);
+		conf_error(f, item, "unknown machine \"%s\"%s", s, hint);
+		free(hint);
+	} else
 		job->machines[job->nmachines++] = xstrdup(s);
 }
 

@@ -11,6 +11,7 @@
 #include "benchmarks/catalog.h"
 #include "benchmarks/parse.h"
 #include "common/conf.h"
+#include "common/suggest.h"
 #include "common/xmalloc.h"
 #include "jobs/job.h"
 #include "jobs/job_yaml.h"
@@ -321,18 +322,81 @@ job_param_default(struct conf_file *f, yaml_node_t *n,
 	p->nvalues = 1;
 }
 
+/*
+ * Returns the node of the value of parameter key (a value of its list)
+ * that reads as value, else the parameter's key node.
+ */
+static yaml_node_t *
+job_param_value_node(struct conf_file *f, yaml_node_t *n, const char *key,
+    const char *value)
+{
+	yaml_node_t	 *params = conf_map_value(f, n, "params"), *v, *item;
+	yaml_node_pair_t *p = conf_map_pair(f, params, key);
+	size_t		  i;
+
+	if (p == NULL)
+		return n;
+	v = conf_node(f, p->value);
+	if (v->type == YAML_SCALAR_NODE)
+		return v;
+	for (i = 0; v->type == YAML_SEQUENCE_NODE && i < conf_seq_len(v); i++) {
+		item = conf_seq_item(f, v, i);
+		if (item->type == YAML_SCALAR_NODE &&
+		    strcmp((const char *)item->data.scalar.value, value) == 0)
+			return item;
+	}
+	return conf_node(f, p->key);
+}
+
+/* Reports each value of a job's parameter that is not of cp's type. */
+static void
+job_param_typed(struct conf_file *f, yaml_node_t *n,
+    const struct catalog_param *cp, const struct job_benchmark *b,
+    const struct job_param *p)
+{
+	const char *what;
+	size_t	    i;
+
+	for (i = 0; i < p->nvalues; i++)
+		if ((what = catalog_param_check(cp, p->values[i])) != NULL)
+			conf_error(f,
+			    job_param_value_node(f, n, p->key, p->values[i]),
+			    "parameter \"%s\" of %s: \"%s\" is not %s", p->key,
+			    b->name, p->values[i], what);
+}
+
+/* Says that the catalog's cb has no parameter key, and what it may be. */
+static void
+job_unknown_param(struct conf_file *f, yaml_node_t *n,
+    const struct catalog_benchmark *cb, const char *key)
+{
+	struct suggest s;
+	char	      *hint;
+	size_t	       i;
+
+	suggest_init(&s, key);
+	for (i = 0; i < cb->nparams; i++)
+		suggest_add(&s, cb->params[i].name);
+	hint = suggest_hint(&s);
+	conf_error(f, job_param_node(f, n, key),
+	    "benchmark \"%s\": unknown parameter \"%s\"%s", cb->name, key,
+	    hint);
+	free(hint);
+}
+
 /* Checks the job's parameters against the catalog's; adds defaults. */
 static void
 job_resolve_params(struct conf_file *f, yaml_node_t *n,
     const struct catalog_benchmark *cb, struct job_benchmark *b)
 {
-	size_t i;
+	const struct catalog_param *cp;
+	size_t			    i;
 
 	for (i = 0; i < b->nparams; i++)
-		if (catalog_param_find(cb, b->params[i].key) == NULL)
-			conf_error(f, job_param_node(f, n, b->params[i].key),
-			    "benchmark \"%s\": unknown parameter \"%s\"",
-			    b->name, b->params[i].key);
+		if ((cp = catalog_param_find(cb, b->params[i].key)) == NULL)
+			job_unknown_param(f, n, cb, b->params[i].key);
+		else
+			job_param_typed(f, n, cp, b, &b->params[i]);
 	b->params = xreallocarray(b->params, b->nparams + cb->nparams + 1,
 	    sizeof *b->params);
 	for (i = 0; i < cb->nparams; i++)
@@ -391,6 +455,30 @@ job_resolve_copy(const struct catalog_benchmark *cb, struct job_benchmark *b)
 		b->timeout_ms = (long)cb->timeout * 1000;
 }
 
+/*
+ * Reports a benchmark the catalog does not have, with the closest name it
+ * has, else every name it has.
+ */
+static void
+job_benchmark_unknown(struct conf_file *f, yaml_node_t *n,
+    const struct catalog *cat, const char *name)
+{
+	yaml_node_t *key = conf_node(f, conf_map_pair(f, n, "name")->key);
+	char	    *hint = catalog_suggest(cat, name), *names;
+
+	if (*hint != '\0' || cat->n == 0) {
+		conf_error(f, key, "unknown benchmark \"%s\"%s%s", name, hint,
+		    cat->n == 0 ? "; the catalog is empty" : "");
+		free(hint);
+		return;
+	}
+	names = catalog_names(cat);
+	conf_error(f, key, "unknown benchmark \"%s\"; the catalog has: %s",
+	    name, names);
+	free(names);
+	free(hint);
+}
+
 /* Resolves a catalog benchmark: command template, parser, metrics. */
 static void
 job_resolve(struct conf_file *f, yaml_node_t *n, struct job_benchmark *b)
@@ -399,8 +487,7 @@ job_resolve(struct conf_file *f, yaml_node_t *n, struct job_benchmark *b)
 	const struct catalog_benchmark *cb;
 
 	if ((cb = catalog_find(ctx->catalog, b->name)) == NULL) {
-		conf_error(f, conf_node(f, conf_map_pair(f, n, "name")->key),
-		    "unknown benchmark \"%s\"", b->name);
+		job_benchmark_unknown(f, n, ctx->catalog, b->name);
 		return;
 	}
 	job_resolve_params(f, n, cb, b);

@@ -33,6 +33,15 @@ int render_csv_print(const struct compare_table *, FILE *, char **);
  */
 void render_csv_field(FILE *, const char *);
 int  render_json_print(const struct compare_table *, FILE *, char **);
+/*
+ * The json style as values: one table as the object render_json_print
+ * prints, and n tables (computed first if need be) as one array, which
+ * hilab compare and report --json print.
+ */
+struct json_t *render_json_table(const struct compare_table *);
+struct json_t *render_json_tables(struct compare_table *const *, size_t n);
+int render_json_print_all(struct compare_table *const *, size_t n, FILE *,
+    char **);
 
 /* Shared by the renderers. */
 

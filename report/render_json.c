@@ -111,15 +111,12 @@ render_json_rows(const struct compare_table *t)
 	return rows;
 }
 
-/* Prints the table as one JSON object. */
-int
-render_json_print(const struct compare_table *t, FILE *fp, char **cause)
+/* The table as one JSON object (see render.h). */
+json_t *
+render_json_table(const struct compare_table *t)
 {
-	json_t *o;
-	int	rc;
-
-	o = json_pack("{s:s, s:s, s:s?, s:s, s:s?, s:o, s:s, s:s, s:f, s:s, "
-		      "s:o, s:o, s:o, s:o}",
+	return json_pack("{s:s, s:s, s:s?, s:s, s:s?, s:o, s:s, s:s, s:f, s:s, "
+			 "s:o, s:o, s:o, s:o}",
 	    "benchmark", t->title, "metric", t->metric, "unit", t->unit,
 	    "better", compare_dir_name(t->dir), "machine", t->machine,
 	    "machines", render_json_machines(t), "statistic",
@@ -129,6 +126,14 @@ render_json_print(const struct compare_table *t, FILE *fp, char **cause)
 	    render_json_rows(t), "warnings",
 	    render_json_strings(t->warnings, t->nwarnings), "notes",
 	    render_json_strings(t->notes, t->nnotes));
+}
+
+/* Prints a JSON value as every json style prints, and frees it. */
+static int
+render_json_dump(json_t *o, FILE *fp, char **cause)
+{
+	int rc;
+
 	if (o == NULL) {
 		*cause = xstrdup("json table: cannot build");
 		return -1;
@@ -142,4 +147,34 @@ render_json_print(const struct compare_table *t, FILE *fp, char **cause)
 		return -1;
 	}
 	return render_finish(fp, cause);
+}
+
+/* Prints the table as one JSON object. */
+int
+render_json_print(const struct compare_table *t, FILE *fp, char **cause)
+{
+	return render_json_dump(render_json_table(t), fp, cause);
+}
+
+/* n tables, computed first if need be, as one JSON array. */
+json_t *
+render_json_tables(struct compare_table *const *v, size_t n)
+{
+	json_t *a = json_array();
+	size_t	i;
+
+	for (i = 0; i < n; i++) {
+		if (!v[i]->computed)
+			compare_table_compute(v[i]);
+		json_array_append_new(a, render_json_table(v[i]));
+	}
+	return a;
+}
+
+/* Prints n tables as one JSON array. */
+int
+render_json_print_all(struct compare_table *const *v, size_t n, FILE *fp,
+    char **cause)
+{
+	return render_json_dump(render_json_tables(v, n), fp, cause);
 }

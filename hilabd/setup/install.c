@@ -21,9 +21,10 @@
 
 /* The lines a look-up prints: tool, server, installed source. */
 struct install_found {
-	char *tool;   /* NULL if not found */
-	char *server; /* NULL if not found */
-	char *source; /* tarball the prefix was built from, or NULL */
+	char *tool;	 /* NULL if not found */
+	char *server;	 /* NULL if not found */
+	char *source;	 /* tarball the prefix was built from, or NULL */
+	bool  installed; /* not found at first: installed now */
 };
 
 /* Forgets the tools found for the current job. */
@@ -153,8 +154,10 @@ install_find(struct worker_ctx *ctx, const struct db_run *r,
 	if (install_found_enough(b, srv, f))
 		return 0;
 	install_found_clear(f);
-	if (install_run(ctx, r, b, cause) == -1 ||
-	    install_which(ctx, b, srv, f, cause) == -1)
+	if (install_run(ctx, r, b, cause) == -1)
+		return -1;
+	f->installed = true;
+	if (install_which(ctx, b, srv, f, cause) == -1)
 		return -1;
 	if (f->tool == NULL || (srv != NULL && f->server == NULL))
 		*cause = xasprintf("host \"%s\": benchmark \"%s\": \"%s\" not "
@@ -212,6 +215,7 @@ install_tool(struct worker_ctx *ctx, const struct db_run *r,
 	}
 	t->path = f.tool;
 	t->server = f.server;
+	t->installed = f.installed;
 	t->in_prefix = b->install.source != NULL && f.source != NULL &&
 	    strcmp(f.source, b->install.source) == 0;
 	free(f.source);

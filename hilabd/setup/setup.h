@@ -47,6 +47,7 @@ struct setup_tool {
 	char   *path;	   /* argv[0] resolved, or NULL: as planned */
 	char   *server;	   /* the server's argv[0] resolved, or NULL */
 	bool	in_prefix; /* built from source into the prefix */
+	bool	installed; /* installed on this boot, not found there */
 	char   *error;	   /* why the install failed, or NULL */
 };
 

@@ -196,7 +196,7 @@ metrics:
   - {name: value, unit: count, direction: higher, statistic: median}
 YAML
 
-echo "1..27"
+echo "1..29"
 have_source=1
 make_tarball || have_source=0
 catalog_entry seccomp-bench \
@@ -242,9 +242,11 @@ if [ "$have_source" = 1 ]; then
 	check "2 samples of getpid with 4 filters" test "$(samples "$s" filter4)" = 2
 	check "built in the agent's prefix on the host" test -x "$AGENT_DIR_REMOTE/bench/seccomp-bench/src/seccomp_benchmark"
 	check "the build's output is in the run's events" test "$(events "$s" '%+ gcc -O2 -o seccomp_benchmark%')" = 1
+	check "the story tells the install and how long it took" test "$(events "$s" 'benchmark "%": seccomp-selftest-6.1.tar.gz installed in %s: %')" = 1
 	s2=$(submit "$LAB_TMP/src.yaml")
 	"$hilab" wait --timeout 180 "$s2" >/dev/null
 	check "a second job runs it without building again" test "$(sql "SELECT state FROM jobs WHERE id = $s2")|$(events "$s2" '%installing%')" = "done|0"
+	check "... and its story says it was there" test "$(events "$s2" '%seccomp-selftest-6.1.tar.gz already installed: %')" -ge 1
 	cat >"$LAB_TMP/bad.yaml" <<YAML
 name: bad
 machines: [demo]
@@ -260,8 +262,9 @@ YAML
 	check "the failing build ran once" test "$(events "$b" 'benchmark "broken": build of %: exit 1; output:%')" = 1
 	check "the job's other benchmark still measured" test "$(samples "$b" native)" = 2
 else
-	for d in "source-built job" "samples" "prefix" "events" "no rebuild" \
-	    "failed build" "errors" "built once" "other measured"; do
+	for d in "source-built job" "samples" "prefix" "events" "installed" \
+	    "no rebuild" "already installed" "failed build" "errors" \
+	    "built once" "other measured"; do
 		missing "$d" "/usr/src/linux-source-6.1.tar.xz (linux-source-6.1)"
 	done
 fi

@@ -46,6 +46,20 @@ ${2:-}ssh:
 YAML
 }
 
+# rc CODE COMMAND...: the command exits CODE; its stdout and stderr are
+# left in $T/out and $T/err (the first lines of stderr are shown if not).
+rc() {
+	local want=$1 got
+
+	shift
+	"$@" >"$T/out" 2>"$T/err"
+	got=$?
+	[ "$got" = "$want" ] && return 0
+	echo "# exit $got, not $want: $*"
+	sed 's/^/#   /' "$T/err" | head -5
+	return 1
+}
+
 # check DESCRIPTION COMMAND...: one TAP line for the command's outcome.
 check() {
 	local d=$1

@@ -240,11 +240,46 @@ check_errors(const char *pattern, const struct inventory *inv)
 	globfree(&g);
 }
 
-/* Files needing the catalog fail with their exact error lines. */
+/*
+ * Files needing the catalog fail with their exact error lines: unknown
+ * benchmarks (with the closest name) and parameters, values not of their
+ * parameter's type.
+ */
 static void
 test_catalog_errors(void **state)
 {
 	check_errors("catalog-bad-*.yaml", NULL);
+}
+
+/*
+ * A benchmark no catalog name is close to: the error lists the catalog;
+ * one that is close names it.
+ */
+static void
+test_unknown_lists_catalog(void **state)
+{
+	static const char far[] = "name: u\nmachines: [m]\n"
+				  "benchmarks: [{name: zzzz}]\n";
+	static const char near[] = "name: u\nmachines: [m]\n"
+				   "benchmarks: [{name: sysbench}]\n";
+	char		 *cause = NULL, *names = catalog_names(catalog), *want;
+
+	assert_null(
+	    job_load_string("u.yaml", far, strlen(far), catalog, NULL, &cause));
+	want = xasprintf("u.yaml:3:15: unknown benchmark \"zzzz\"; the "
+			 "catalog has: %s",
+	    names);
+	assert_string_equal(cause, want);
+	assert_non_null(strstr(names, "hackbench, "));
+	free(cause);
+	assert_null(job_load_string("u.yaml", near, strlen(near), catalog, NULL,
+	    &cause));
+	assert_string_equal(cause,
+	    "u.yaml:3:15: unknown benchmark \"sysbench\" (did you mean "
+	    "\"sysbench-cpu\"?)");
+	free(cause);
+	free(want);
+	free(names);
 }
 
 /* Every job file pattern matches loads against inv. */
@@ -332,7 +367,9 @@ test_inventory(void **state)
 	job_free(job);
 	assert_null(job_load_string("inv.yaml", bad, strlen(bad), catalog, inv,
 	    &cause));
-	assert_string_equal(cause, "inv.yaml:2:18: unknown machine \"vm33\"");
+	assert_string_equal(cause,
+	    "inv.yaml:2:18: unknown machine \"vm33\" "
+	    "(did you mean \"vm32\"?)");
 	free(cause);
 	test_examples_boot(inv, dir);
 	free(path);
@@ -350,6 +387,7 @@ main(void)
 		cmocka_unit_test(test_stored_job_needs_no_catalog),
 		cmocka_unit_test(test_examples_with_catalog),
 		cmocka_unit_test(test_catalog_errors),
+		cmocka_unit_test(test_unknown_lists_catalog),
 		cmocka_unit_test(test_inventory_boot),
 		cmocka_unit_test(test_inventory),
 	};

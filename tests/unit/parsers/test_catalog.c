@@ -186,6 +186,134 @@ expect_bad(const char *text, const char *want)
 	free(path);
 }
 
+/*
+ * Every shipped parameter has a type its default and axis values are of,
+ * and the counts are integers.
+ */
+static void
+test_shipped_types(void **state)
+{
+	struct catalog		   *cat = shipped();
+	const struct catalog_param *p;
+	size_t			    i, j, k;
+
+	for (i = 0; i < cat->n; i++) {
+		for (j = 0; j < cat->v[i].nparams; j++) {
+			p = &cat->v[i].params[j];
+			if (p->def != NULL && catalog_param_check(p, p->def))
+				fail_msg("%s: param \"%s\": default \"%s\" is "
+					 "not %s",
+				    cat->v[i].name, p->name, p->def,
+				    catalog_param_check(p, p->def));
+			for (k = 0; k < p->naxis; k++)
+				assert_null(catalog_param_check(p, p->axis[k]));
+		}
+	}
+	p = catalog_param_find(catalog_find(cat, "hackbench"), "groups");
+	assert_int_equal(p->type, CATALOG_INTEGER);
+	assert_string_equal(catalog_param_type_name(p->type), "integer");
+	p = catalog_param_find(catalog_find(cat, "hackbench"), "mode");
+	assert_int_equal(p->type, CATALOG_STRING);
+	assert_non_null(p->description);
+	p = catalog_param_find(catalog_find(cat, "cpuset-hotplug"), "cpu");
+	assert_int_equal(p->type, CATALOG_STRING);
+	catalog_free(cat);
+}
+
+/* What an integer and a number are. */
+static void
+test_param_check(void **state)
+{
+	struct catalog_param i = { .type = CATALOG_INTEGER };
+	struct catalog_param n = { .type = CATALOG_NUMBER };
+	struct catalog_param s = { .type = CATALOG_STRING };
+
+	assert_null(catalog_param_check(&i, "0"));
+	assert_null(catalog_param_check(&i, "-12"));
+	assert_string_equal(catalog_param_check(&i, "4x"), "an integer");
+	assert_string_equal(catalog_param_check(&i, ""), "an integer");
+	assert_string_equal(catalog_param_check(&i, "+4"), "an integer");
+	assert_string_equal(catalog_param_check(&i, "2.5"), "an integer");
+	assert_null(catalog_param_check(&n, "2.5"));
+	assert_null(catalog_param_check(&n, "-3"));
+	assert_string_equal(catalog_param_check(&n, "2."), "a number");
+	assert_string_equal(catalog_param_check(&n, ".5"), "a number");
+	assert_string_equal(catalog_param_check(&n, "1e3"), "a number");
+	assert_null(catalog_param_check(&s, "anything at all"));
+	assert_string_equal(catalog_param_type_name(CATALOG_NUMBER), "number");
+}
+
+/* "Did you mean" over the catalog's names, and the names. */
+static void
+test_suggest(void **state)
+{
+	struct catalog *cat = shipped();
+	char	       *hint, *names;
+
+	hint = catalog_suggest(cat, "sysbench");
+	assert_string_equal(hint, " (did you mean \"sysbench-cpu\"?)");
+	free(hint);
+	hint = catalog_suggest(cat, "hackbnech");
+	assert_string_equal(hint, " (did you mean \"hackbench\"?)");
+	free(hint);
+	hint = catalog_suggest(cat, "zzzz");
+	assert_string_equal(hint, "");
+	free(hint);
+	names = catalog_names(cat);
+	assert_non_null(strstr(names, "hackbench, kernbench, "));
+	free(names);
+	catalog_free(cat);
+}
+
+/* b printed by catalog_print (caller frees). */
+static char *
+printed(const struct catalog_benchmark *b)
+{
+	char  *text = NULL;
+	size_t len = 0;
+	FILE  *mem = open_memstream(&text, &len);
+
+	assert_non_null(mem);
+	catalog_print(mem, b);
+	fclose(mem);
+	return (text);
+}
+
+/*
+ * Each shipped entry printed is a catalog file that reads back to the
+ * same entry: printed again, the same text.
+ */
+static void
+test_print_round_trip(void **state)
+{
+	struct catalog *cat = shipped(), *back;
+	char	       *text, *again, *path, *cause = NULL;
+	size_t		i;
+
+	for (i = 0; i < cat->n; i++) {
+		text = printed(&cat->v[i]);
+		path = write_file("printed.yaml", text);
+		if ((back = catalog_load_file(path, &cause)) == NULL)
+			fail_msg("%s printed:\n%s\n%s", cat->v[i].name, text,
+			    cause);
+		again = printed(&back->v[0]);
+		assert_string_equal(text, again);
+		assert_int_equal(back->v[0].nparams, cat->v[i].nparams);
+		unlink(path);
+		catalog_free(back);
+		free(again);
+		free(text);
+		free(path);
+	}
+	text = printed(catalog_find(cat, "hackbench"));
+	assert_non_null(strstr(text,
+	    "  groups:\n    type: integer\n"
+	    "    default: 4\n"));
+	assert_non_null(strstr(text, "timeout: "));
+	free(text);
+	catalog_free(cat);
+}
+
 /* Bad files: each error at its line and column, sorted by position. */
 static void
 test_bad_files(void **state)
@@ -231,6 +359,26 @@ test_bad_files(void **state)
 	expect_bad("- just\n- a list\n",
 	    "@:1:1: a benchmark file must hold a mapping, not a sequence");
 	expect_bad("", "@:1:1: no benchmark in file, expected a mapping");
+}
+
+/* Defaults and axis values not of their parameter's type, at load. */
+static void
+test_bad_types(void **state)
+{
+	expect_bad("name: x\n"
+		   "command: [run, \"{n}\", \"{r}\", \"{m}\", \"{s}\"]\n"
+		   "params:\n"
+		   "  n: {type: integer, default: 4x, axis: [1, two, 3]}\n"
+		   "  r: {type: number, default: 0.5, axis: 1.5.2}\n"
+		   "  m: {type: float}\n"
+		   "  s: {type: string, default: 4x, axis: [a, 1]}\n"
+		   "install: {package: tool}\n"
+		   "parser: keyvalue\n" GOOD_METRICS,
+	    "@:4:31: parameter \"n\": \"4x\" is not an integer\n"
+	    "@:4:45: parameter \"n\": \"two\" is not an integer\n"
+	    "@:5:41: parameter \"r\": \"1.5.2\" is not a number\n"
+	    "@:6:13: \"type\" must be string, integer or number, not "
+	    "\"float\"");
 }
 
 /*
@@ -586,7 +734,12 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_shipped_loads),
 		cmocka_unit_test(test_hackbench_argv),
+		cmocka_unit_test(test_shipped_types),
+		cmocka_unit_test(test_param_check),
+		cmocka_unit_test(test_suggest),
+		cmocka_unit_test(test_print_round_trip),
 		cmocka_unit_test(test_bad_files),
+		cmocka_unit_test(test_bad_types),
 		cmocka_unit_test(test_bad_keys),
 		cmocka_unit_test(test_bad_dir),
 		cmocka_unit_test(test_missing_param),
