@@ -33,7 +33,7 @@ job() { hackbench_job "$1" vm4 "$2" "$3"; }
 two_kernels="  - {name: base, image: $HILAB_LAB_KERNEL_BASE}
   - {name: patched, image: $HILAB_LAB_KERNEL_PATCHED}"
 
-echo "1..18"
+echo "1..19"
 daemon_start
 t0=$(date +%s)
 a=$(job rounds 2 "$two_kernels")
@@ -49,6 +49,9 @@ for _ in $(seq 1 50); do [ "$(domain_state)" = absent ] && break; sleep 0.2; don
 check "the VM is shut down after the job" test "$(domain_state)" = absent
 "$hilab" compare --job "$a" >"$T/compare.txt"
 check "compare has base and patched columns" grep -q "base.*patched" "$T/compare.txt"
+"$hilab" logs "$a" >"$T/logs.txt"
+sed -n 's/^/# logs: /p' "$T/logs.txt" | head -8
+check "hilab logs tells each boot: kernel, time, release" test "$(grep -Ec "info  vm4 run [0-9]+: kernel \"(base\" booted in [0-9]+m?s: $HILAB_LAB_RELEASE_BASE|patched\" booted in [0-9]+m?s: $HILAB_LAB_RELEASE_PATCHED)\$" "$T/logs.txt")" = 4
 
 # A kernel that panics at boot: seen within seconds, console kept.
 t0=$(date +%s)
