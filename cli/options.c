@@ -7,6 +7,7 @@
 #include <stddef.h>
 
 #include "cli/options.h"
+#include "common/paths.h"
 
 const char *const cli_styles[] = { "amd", "change", "pct", "meansd", "markdown",
 	"csv", "json", NULL };
@@ -24,14 +25,9 @@ const char *const cli_healths[] = { "good", "unknown", "bad", "maintenance",
 	NULL };
 
 static const struct args_opt cli_global[] = {
-	{ "db", 0, ARGS_FILE, "FILE", NULL, 0,
-	    "the database (HILAB_DB, default /var/lib/hilab/hilab.db)" },
-	{ "socket", 0, ARGS_FILE, "PATH", NULL, 0,
-	    "hilabd's control socket (HILAB_SOCKET, default "
-	    "/run/hilab/control.sock)" },
-	{ "machines", 0, ARGS_DIR, "DIR", NULL, 0,
-	    "the inventory: one YAML file per machine (HILAB_MACHINES, "
-	    "default /etc/hilab/machines)" },
+	{ "db", 0, ARGS_FILE, "FILE", NULL, 0, PATHS_DB_HELP },
+	{ "socket", 0, ARGS_FILE, "PATH", NULL, 0, PATHS_SOCKET_HELP },
+	{ "machines", 0, ARGS_DIR, "DIR", NULL, 0, PATHS_MACHINES_HELP },
 	{ "catalog", 0, ARGS_DIR, "DIR", NULL, 0,
 	    "the benchmark catalog (HILAB_CATALOG)" },
 	{ "json", 0, ARGS_FLAG, NULL, NULL, 0,

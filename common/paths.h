@@ -6,6 +6,14 @@
 #define PATHS_SOCKET   "/run/hilab/control.sock"
 #define PATHS_MACHINES "/etc/hilab/machines"
 
+/* How both programs' --help tells these paths, the defaults above. */
+#define PATHS_DB_HELP "the database (HILAB_DB, default " PATHS_DB ")"
+#define PATHS_SOCKET_HELP \
+	"hilabd's control socket (HILAB_SOCKET, default " PATHS_SOCKET ")"
+#define PATHS_MACHINES_HELP                                          \
+	"the inventory: one YAML file per machine (HILAB_MACHINES, " \
+	"default " PATHS_MACHINES ")"
+
 /*
  * Fills in the database, control socket, inventory and benchmark catalog
  * paths from HILAB_DB, HILAB_SOCKET, HILAB_MACHINES and HILAB_CATALOG, or

@@ -1,6 +1,7 @@
 /* The grammar of hilabd as data (see hilabd/options.h). */
 #include <stddef.h>
 
+#include "common/paths.h"
 #include "hilabd/options.h"
 
 static const struct args_opt hilabd_opts[] = {
@@ -13,13 +14,9 @@ static const struct args_opt hilabd_opts[] = {
 	{ "debug", 'd', ARGS_FLAG, NULL, NULL, 0,
 	    "log all: -v and what the libraries see (libvirt events, power "
 	    "commands, boot checks)" },
-	{ "db", 0, ARGS_FILE, "FILE", NULL, 0,
-	    "the database (HILAB_DB, default /var/lib/hilab/hilab.db)" },
-	{ "socket", 0, ARGS_FILE, "PATH", NULL, 0,
-	    "the control socket (HILAB_SOCKET, default "
-	    "/run/hilab/control.sock)" },
-	{ "machines", 0, ARGS_DIR, "DIR", NULL, 0,
-	    "the inventory (HILAB_MACHINES, default /etc/hilab/machines)" },
+	{ "db", 0, ARGS_FILE, "FILE", NULL, 0, PATHS_DB_HELP },
+	{ "socket", 0, ARGS_FILE, "PATH", NULL, 0, PATHS_SOCKET_HELP },
+	{ "machines", 0, ARGS_DIR, "DIR", NULL, 0, PATHS_MACHINES_HELP },
 	{ "catalog", 0, ARGS_DIR, "DIR", NULL, 0,
 	    "the benchmark catalog that sweeps read (HILAB_CATALOG)" },
 	{ "agent-dir", 0, ARGS_DIR, "DIR", NULL, 0,
