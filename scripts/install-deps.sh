@@ -121,6 +121,20 @@ python_json()
 	echo '{"ok": 1}' | python3 -m json.tool >/dev/null
 }
 
+# Compiles an OpenMP program (STREAM's build) and finds the tools the
+# other source builds run: autoreconf, makeinfo, perl, /usr/bin/time.
+openmp_program()
+{
+	local dir rc=0
+
+	dir=$(mktemp -d)
+	printf '#include <omp.h>\n#include <stdio.h>\nint main(void)\n{\n\treturn puts(omp_get_max_threads() > 0 ? "ok" : "no") < 0;\n}\n' >"$dir/t.c"
+	{ gcc -O2 -fopenmp -o "$dir/t" "$dir/t.c" &&
+	    [ "$("$dir/t")" = ok ]; } || rc=1
+	rm -rf "$dir"
+	[ $rc = 0 ] && programs autoreconf automake makeinfo perl /usr/bin/time
+}
+
 checks()
 {
 	check "native static link (gcc -static)" "build-essential" \
@@ -141,6 +155,9 @@ checks()
 	    /usr/lib/openssh/sftp-server ip unshare mount
 	check "benchmarks" "rt-tests dbench sysbench stress-ng" programs \
 	    hackbench tbench tbench_srv sysbench stress-ng
+	check "benchmark builds from source (the mirror's tarballs)" \
+	    "build-essential autoconf automake texinfo perl time" \
+	    openmp_program
 	check "database tools" "sqlite3" programs sqlite3
 	check "time zones (sweeps at HH:MM local time)" "tzdata" \
 	    files /usr/share/zoneinfo/America/New_York

@@ -61,7 +61,7 @@ install_which_cmd(const char *prefix, const char *tool, const char *server)
 	    "2>/dev/null) || p=; case $p in /*) ;; ?*) p=$(pwd)/$p ;; esac; "
 	    "if [ -n \"$p\" ] && [ -f \"$p\" ] && [ -x \"$p\" ]; then "
 	    "echo \"$p\"; else echo -; fi; done; "
-	    "cat %s/.installed 2>/dev/null; exit 0",
+	    "head -n 1 %s/.installed 2>/dev/null; exit 0",
 	    qp, words, qp, qp);
 	free(qp);
 	free(words);
@@ -126,7 +126,7 @@ install_found_enough(const struct job_benchmark *b, const char *server,
 		return false;
 	if (b->install.source == NULL)
 		return true;
-	built = f->source != NULL && strcmp(f->source, b->install.source) == 0;
+	built = install_source_built(b, f->source);
 	return built || strchr(b->argv[0], '/') == NULL;
 }
 
@@ -216,8 +216,7 @@ install_tool(struct worker_ctx *ctx, const struct db_run *r,
 	t->path = f.tool;
 	t->server = f.server;
 	t->installed = f.installed;
-	t->in_prefix = b->install.source != NULL && f.source != NULL &&
-	    strcmp(f.source, b->install.source) == 0;
+	t->in_prefix = install_source_built(b, f.source);
 	free(f.source);
 	return t;
 }

@@ -2,10 +2,16 @@
  * A benchmark built on its host from a source tarball in the machine's
  * mirror directory: uploaded into <agent_dir>/bench/<name>, unpacked into
  * its src/ and built there by the catalog's build commands, which may
- * install into $PREFIX; .installed then names the tarball built.
+ * install into $PREFIX; .installed then holds the build's stamp: the
+ * tarball's name and a hash of the build commands, so a changed catalog
+ * entry is built again.
  */
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "common/xmalloc.h"
@@ -16,13 +22,49 @@
 #include "machines/machine.h"
 #include "machines/ssh.h"
 
+/* The stamp of a source build: "<tarball> <FNV-1a of the build>". */
+static char *
+install_source_stamp(const struct job_benchmark *b)
+{
+	uint64_t    h = 14695981039346656037ULL;
+	const char *c;
+	size_t	    i;
+
+	for (i = 0; b->install.build != NULL && b->install.build[i] != NULL;
+	     i++)
+		for (c = b->install.build[i];; c++) {
+			h = (h ^ (unsigned char)*c) * 1099511628211ULL;
+			if (*c == '\0')
+				break;
+		}
+	return xasprintf("%s %016" PRIx64, b->install.source, h);
+}
+
+/* Whether a prefix's stamp is of the catalog's build; see setup.h. */
+bool
+install_source_built(const struct job_benchmark *b, const char *source)
+{
+	char *stamp;
+	bool  built;
+
+	if (b->install.source == NULL || source == NULL)
+		return false;
+	stamp = install_source_stamp(b);
+	built = strcmp(source, stamp) == 0;
+	free(stamp);
+	return built;
+}
+
 /* The script that unpacks a tarball into prefix/src and builds it. */
 static char *
 install_source_script(const char *prefix, const struct job_benchmark *b)
 {
-	char  *qp = ssh_host_quote(prefix), *qs, *s, *next;
+	char  *qp = ssh_host_quote(prefix), *qs, *qt, *stamp, *s, *next;
 	size_t i;
 
+	stamp = install_source_stamp(b);
+	qt = ssh_host_quote(stamp);
+	free(stamp);
 	qs = ssh_host_quote(b->install.source);
 	s = xasprintf(
 	    "set -e\ncd %s\nrm -rf src src.tmp .installed\n"
@@ -39,8 +81,9 @@ install_source_script(const char *prefix, const struct job_benchmark *b)
 	}
 	next = xasprintf("%s{ set +x; } 2>/dev/null\n"
 			 "printf '%%s\\n' %s >%s/.installed\n",
-	    s, qs, qp);
+	    s, qt, qp);
 	free(s);
+	free(qt);
 	free(qs);
 	free(qp);
 	return next;

@@ -100,8 +100,13 @@ const struct setup_tool *install_tool(struct worker_ctx *,
 void install_tools_clear(struct worker_setup *);
 
 /* install_source.c: a source tarball from the mirror built on the host. */
-int install_source_build(struct worker_ctx *, const struct db_run *,
-    const struct job_benchmark *, char **cause);
+/*
+ * Whether source, the first line of a prefix's .installed, is the build
+ * of the catalog's tarball with its current build commands.
+ */
+bool install_source_built(const struct job_benchmark *, const char *source);
+int  install_source_build(struct worker_ctx *, const struct db_run *,
+     const struct job_benchmark *, char **cause);
 
 /* install_deb.c: a Debian package, from the mirror with dpkg or apt-get. */
 int install_deb_package(struct worker_ctx *, const struct db_run *,

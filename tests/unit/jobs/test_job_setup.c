@@ -66,7 +66,7 @@ test_catalog_entries(void **state)
 	b = catalog_find(catalog, "schbench");
 	assert_non_null(b);
 	assert_null(b->install.package);
-	assert_string_equal(b->install.source, "schbench-1.0.tar.gz");
+	assert_string_equal(b->install.source, "schbench-24e32b8ef67c.tar.gz");
 	assert_string_equal(b->install.build[0], "make");
 	assert_null(b->server.command);
 	assert_int_equal(b->server.port, 0);
@@ -162,7 +162,7 @@ test_job_json_round_trip(void **state)
 	if (back == NULL)
 		fail_msg("%s", cause);
 	b = &back->benchmarks[1];
-	assert_string_equal(b->install.source, "schbench-1.0.tar.gz");
+	assert_string_equal(b->install.source, "schbench-24e32b8ef67c.tar.gz");
 	assert_string_equal(b->install.build[0], "make");
 	assert_null(b->install.build[1]);
 	assert_null(b->server.argv);
@@ -229,7 +229,7 @@ test_job_print(void **state)
 	    "  # server: {command: [tbench_srv], port: 7003}\n"));
 	assert_non_null(strstr(buf,
 	    "  # install: {source: "
-	    "schbench-1.0.tar.gz, build: [make]}\n"));
+	    "schbench-24e32b8ef67c.tar.gz, build: [make]}\n"));
 	free(buf);
 	job_free(job);
 }
