@@ -4,6 +4,8 @@
  *	hilab-agent [--dir DIR] serve	speak the protocol on stdin/stdout
  *	hilab-agent facts		print the host's facts
  *	hilab-agent probe NAME ARGS...	run a native probe (probe list)
+ *	hilab-agent [--dir DIR] tune [--root ROOT] KEY=VALUE...
+ *					apply a machine setup, hold it, restore
  *	hilab-agent --version
  */
 #include <getopt.h>
@@ -23,6 +25,7 @@ static void __attribute__((noreturn)) agent_usage(int code)
 	    "usage: hilab-agent [--dir DIR] serve\n"
 	    "       hilab-agent facts\n"
 	    "       hilab-agent probe list | NAME [ARGS...]\n"
+	    "       hilab-agent [--dir DIR] tune [--root ROOT] KEY=VALUE...\n"
 	    "       hilab-agent --version\n");
 	exit(code);
 }
@@ -68,6 +71,8 @@ main(int argc, char **argv)
 	}
 	if (optind < argc && strcmp(argv[optind], "probe") == 0)
 		return probe_main(argc - optind, argv + optind);
+	if (optind < argc && strcmp(argv[optind], "tune") == 0)
+		return tune_main(dir, argc - optind, argv + optind);
 	if (optind + 1 != argc)
 		agent_usage(1);
 	if (strcmp(argv[optind], "serve") == 0)

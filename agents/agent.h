@@ -148,6 +148,51 @@ pid_t probe_cgroup_pid(const char *name);
 int   probe_cgroup_reap(const char *root, char **cause);
 int   probe_cgroup_lock(const char *root, char **cause);
 
+/*
+ * guard.c: a guardian process of its own session that runs cleanup(arg)
+ * if its parent dies (SIGKILL too) before guard_end(g, 1); it keeps the
+ * parent's fds, so a lock of the parent stays held until it is gone.
+ */
+struct guard {
+	int (*cleanup)(void *arg, char **cause);
+	void	   *arg;
+	const char *what; /* "tune" in its messages */
+	int	    fd;	  /* the pipe to it, or -1 */
+};
+/* A guardian's process name (comm). */
+#define GUARD_NAME "hilab-guardian"
+int  guard_start(struct guard *, char **cause);
+void guard_end(struct guard *, int cleaned);
+
+/*
+ * tune_controls.c: the controls of a machine setup.  A plan is what one
+ * KEY=VALUE writes (files under root, "" for the host), or why the host
+ * does not offer it (absent).
+ */
+struct tune_change {
+	char *path;
+	char *value;
+};
+struct tune_plan {
+	const char	   *key;
+	char		   *value;
+	char		   *was; /* the first file's value now, or NULL */
+	struct tune_change *v;
+	size_t		    n;
+	char		   *absent; /* why the host lacks it, or NULL */
+};
+/* Plans key=value into p; -1 with *cause for an unknown key or value. */
+int  tune_control_plan(const char *root, const char *key, const char *value,
+     struct tune_plan *p, char **cause);
+void tune_plan_clear(struct tune_plan *);
+/* The order controls apply in (key's place), or -1 for no such key. */
+int tune_control_index(const char *key);
+/* A control file's value: the [selected] word of a list, else all of it. */
+char *tune_read(const char *path);
+
+/* tune.c: "tune [--root DIR] KEY=VALUE...", applied and held. */
+int tune_main(const char *dir, int argc, char **argv);
+
 /* probe_cpuset.c */
 int probe_cpuset_main(int argc, char **argv);
 

@@ -67,7 +67,10 @@ probe_ms(uint64_t ns)
 	return (double)(ns / 1000) / 1000.0;
 }
 
-/* Writes value to a control file (sysfs, cgroupfs) in one write(). */
+/*
+ * Writes value to a control file (sysfs, cgroupfs) in one write(),
+ * truncating it (a regular file may stand for one in tests).
+ */
 int
 probe_write(const char *path, const char *value, char **cause)
 {
@@ -75,7 +78,7 @@ probe_write(const char *path, const char *value, char **cause)
 	ssize_t n;
 	int	fd, rc = -1;
 
-	if ((fd = open(path, O_WRONLY | O_CLOEXEC)) == -1) {
+	if ((fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC)) == -1) {
 		*cause = xasprintf("\"%s\": %s", path, strerror(errno));
 		goto out;
 	}

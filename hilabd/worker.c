@@ -451,12 +451,14 @@ worker_run_one(struct worker_ctx *ctx, const struct db_run *r)
 	}
 	worker_booted(ctx, r, facts);
 	health_answered(ctx);
-	if (worker_setup_begin(ctx, r, wr.plan, &wr.exec, &cause) == -1) {
+	if (worker_setup_begin(ctx, r, wr.plan, facts, &wr.exec, &cause) ==
+	    -1) {
 		worker_setup_failed(ctx, r, cause);
 		goto out;
 	}
 	run_id = worker_agent_run_id(r);
-	if (db_run_start(ctx->db, r->id, run_id, facts, &cause) == -1) {
+	if (db_run_start(ctx->db, r->id, run_id,
+		wr.exec.facts ? wr.exec.facts : facts, &cause) == -1) {
 		worker_event(ctx, r, DB_ERROR, cause);
 		goto out;
 	}
@@ -530,6 +532,14 @@ worker_resume_one(struct worker_ctx *ctx, const struct db_interrupted *it)
 	worker_progress(ctx, r);
 	if (worker_prepare(ctx, &wr, false, &cause) == -1) {
 		worker_fail(ctx, r, cause);
+		goto out;
+	}
+	if (worker_setup_asked(ctx, r)) {
+		/* Its machine setup went back with the controller. */
+		worker_cancel_on_host(ctx, &wr, it->agent_run_id);
+		worker_retry(ctx, r,
+		    "interrupted: its machine setup was put back when the "
+		    "controller stopped");
 		goto out;
 	}
 	rc = agent_fetch(ctx->conn, it->agent_run_id,
@@ -624,7 +634,8 @@ worker_drain(struct worker_ctx *ctx)
 			db_run_free(r);
 			daemon_nudge(ctx->w->daemon);
 		}
-		/* The job's kernels are done with: power the VM off. */
+		/* The job is done with: its setup back, the VM off. */
+		worker_setup_job_end(ctx, jobs[i].id);
 		worker_boot_end(ctx, worker_controller_stopping(ctx->w));
 	}
 	db_job_list_free(jobs, n);

@@ -18,8 +18,9 @@ struct db_run;
 
 /* What the setup step changes in how a run is executed. */
 struct worker_exec {
-	char **argv; /* argv[0] resolved on the host; NULL: plan's */
-	char  *cwd;  /* the benchmark's source tree, or NULL */
+	char **argv;  /* argv[0] resolved on the host; NULL: plan's */
+	char  *cwd;   /* the benchmark's source tree, or NULL */
+	char  *facts; /* the run's facts with its machine setup, or NULL */
 };
 
 /*
@@ -72,15 +73,27 @@ void worker_boot_topology(struct worker_ctx *, const struct db_run *r,
 void worker_boot_end(struct worker_ctx *, bool stopping);
 
 /*
- * Gets the run's benchmark ready on the host (worker_setup.c): installs its
- * tool when missing (once per job, kernel, round and benchmark), resolves
- * argv[0] into the install prefix, and starts the server it needs.  Returns
- * 0 with *ex filled (free with worker_exec_clear), or -1 with *cause naming
- * the host and the benchmark; nothing is left running then.  An install
- * stops, on the host too, when the job's cancel is asked for (-1 then).
+ * Gets the run's machine and benchmark ready on the host (worker_setup.c):
+ * applies the job's machine setup unless it is held already (then ex's
+ * facts are the run's facts, read again when it was applied now, with
+ * what each control came to), installs the benchmark's tool when missing
+ * (once per job, kernel, round and benchmark), resolves argv[0] into the
+ * install prefix, and starts the server it needs.  facts are the run's
+ * (JSON).  Returns 0 with *ex filled (free with worker_exec_clear), or -1
+ * with *cause naming the host and the benchmark; nothing is left running
+ * then.  An install stops, on the host too, when the job's cancel is asked
+ * for (-1 then).
  */
 int worker_setup_begin(struct worker_ctx *, const struct db_run *,
-    const struct plan_run *, struct worker_exec *ex, char **cause);
+    const struct plan_run *, const char *facts, struct worker_exec *ex,
+    char **cause);
+/*
+ * Whether run r's job asks for a machine setup: a run that a stopped
+ * controller left is done again then, as the setup went back with it.
+ */
+bool worker_setup_asked(struct worker_ctx *, const struct db_run *r);
+/* Puts back the machine setup of job, when it is held (its runs ended). */
+void worker_setup_job_end(struct worker_ctx *, int64_t job);
 /* Stops the server worker_setup_begin started; failures become events. */
 void worker_setup_end(struct worker_ctx *, const struct db_run *);
 /* Stops any server a stopped controller left running on the host. */

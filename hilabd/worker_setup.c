@@ -1,8 +1,9 @@
 /*
- * A benchmark made ready on its host before a run: its tool installed when
- * missing (install.c), either way told as an event, the run's argv[0]
- * resolved there, and the server it needs started detached and stopped
- * once the run is over (server.c).
+ * A run made ready on its host: the job's machine setup applied and held
+ * (tune.c), the benchmark's tool installed when missing (install.c),
+ * either way told as an event, the run's argv[0] resolved there, and the
+ * server it needs started detached and stopped once the run is over
+ * (server.c).
  * Everything here talks to the host over the setup's own ssh session, which
  * stays idle while the benchmark is measured.
  */
@@ -16,11 +17,13 @@
 #include "common/xmalloc.h"
 #include "db/db.h"
 #include "hilabd/daemon.h"
+#include "hilabd/ingest.h"
 #include "hilabd/setup/setup.h"
 #include "hilabd/story.h"
 #include "hilabd/worker.h"
 #include "jobs/job.h"
 #include "jobs/plan.h"
+#include "machines/agent_client.h"
 #include "machines/machine.h"
 #include "machines/ssh.h"
 
@@ -31,6 +34,7 @@ worker_setup_free(struct worker_ctx *ctx)
 
 	if (st == NULL)
 		return;
+	tune_end(ctx, st->tune.job);
 	ssh_host_close(st->h);
 	install_tools_clear(st);
 	free(st);
@@ -42,6 +46,7 @@ worker_exec_clear(struct worker_exec *ex)
 {
 	plan_argv_free(ex->argv);
 	free(ex->cwd);
+	free(ex->facts);
 	memset(ex, 0, sizeof *ex);
 }
 
@@ -124,9 +129,35 @@ setup_find_tool(struct worker_ctx *ctx, const struct db_run *r,
 	return t;
 }
 
+/*
+ * The job's machine setup: applied unless held, then the run's facts (read
+ * again when it was applied now) with what it came to, in ex.
+ */
+static int
+setup_machine(struct worker_ctx *ctx, const struct db_run *r, const char *facts,
+    struct worker_exec *ex, char **cause)
+{
+	struct agent_facts now = { 0 };
+	char		  *fresh = NULL;
+	int		   rc;
+
+	if ((rc = tune_begin(ctx, r, ctx->job, facts, cause)) == -1)
+		return -1;
+	if (rc == 1) {
+		if (agent_facts(ctx->conn, &now, cause) == -1)
+			return -1;
+		fresh = ingest_facts_json(&now);
+		agent_facts_clear(&now);
+	}
+	ex->facts = tune_facts(ctx, facts, fresh);
+	free(fresh);
+	return 0;
+}
+
 int
 worker_setup_begin(struct worker_ctx *ctx, const struct db_run *r,
-    const struct plan_run *p, struct worker_exec *ex, char **cause)
+    const struct plan_run *p, const char *facts, struct worker_exec *ex,
+    char **cause)
 {
 	const struct job_benchmark *b;
 	const struct setup_tool	   *t;
@@ -135,6 +166,8 @@ worker_setup_begin(struct worker_ctx *ctx, const struct db_run *r,
 	memset(ex, 0, sizeof *ex);
 	if ((b = setup_benchmark(ctx, r, p, cause)) == NULL)
 		return -1;
+	if (setup_machine(ctx, r, facts, ex, cause) == -1)
+		goto out;
 	if (!setup_needed(b))
 		return 0;
 	if ((t = setup_find_tool(ctx, r, p, b, cause)) == NULL)
@@ -162,6 +195,23 @@ worker_setup_end(struct worker_ctx *ctx, const struct db_run *r)
 		return;
 	server_stop(ctx, r);
 	st->server_up = false;
+}
+
+bool
+worker_setup_asked(struct worker_ctx *ctx, const struct db_run *r)
+{
+	const char *words[JOB_SETUP_NCONTROLS][2];
+
+	return ctx->job != NULL && ctx->plan_job == r->job &&
+	    job_setup_words(&ctx->job->setup, words) > 0;
+}
+
+void
+worker_setup_job_end(struct worker_ctx *ctx, int64_t job)
+{
+	if (ctx->setup != NULL && ctx->setup->tune.ch != NULL &&
+	    ctx->setup->tune.job == job)
+		tune_end(ctx, job);
 }
 
 void

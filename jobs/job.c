@@ -137,6 +137,7 @@ static const struct conf_key job_keys[] = {
 	    .min = 0,
 	    .max = UINT32_MAX },
 	{ .name = "cmdline", .parse = conf_parse_str, .off = JOB(cmdline) },
+	{ .name = "setup", .parse = job_read_setup, .off = JOB(setup) },
 	{ .name = NULL },
 };
 
@@ -378,5 +379,6 @@ job_free(struct job *job)
 		job_benchmark_clear(&job->benchmarks[i]);
 	free(job->benchmarks);
 	free(job->cmdline);
+	job_setup_clear(&job->setup);
 	free(job);
 }

@@ -122,6 +122,21 @@ struct job_benchmark {
 	struct job_server  server;  /* catalog entries only */
 };
 
+/*
+ * A job's machine setup (job_setup.c): what each of its machines is set
+ * to before the job's runs there and put back to after them, where the
+ * host offers it.  NULL: not asked for.
+ */
+struct job_setup {
+	char *governor; /* a cpufreq governor, on every policy */
+	char *boost;	/* on, off */
+	char *smt;	/* on, off */
+	char *thp;	/* always, madvise, never */
+	char *cstates;	/* the deepest C-state allowed: "C1" */
+};
+
+#define JOB_SETUP_NCONTROLS 5
+
 struct job {
 	char		     *name;
 	char		     *description; /* NULL if none */
@@ -135,6 +150,7 @@ struct job {
 	enum job_order	      order;   /* default alternate */
 	uint32_t	      seed;    /* JOB_ORDER_RANDOM only */
 	char		     *cmdline; /* for all kernels, or NULL */
+	struct job_setup      setup;
 };
 
 /*
@@ -158,6 +174,13 @@ struct job *job_from_json(const char *json, char **cause);
  */
 void job_print(FILE *, const struct job *);
 void job_free(struct job *);
+
+/*
+ * The controls a machine setup asks for as (key, value) pairs in words, in
+ * the order of struct job_setup; returns how many (0: none asked for).
+ */
+size_t job_setup_words(const struct job_setup *,
+    const char *words[JOB_SETUP_NCONTROLS][2]);
 
 /* Whether every measured iteration must produce the metric. */
 bool job_metric_required(const struct job_metric *);

@@ -159,6 +159,22 @@ job_json_benchmark(const struct job_benchmark *b)
 	return o;
 }
 
+/* Adds the job's machine setup, when it asks for any. */
+static void
+job_json_machine_setup(json_t *o, const struct job *job)
+{
+	const char *words[JOB_SETUP_NCONTROLS][2];
+	json_t	   *v;
+	size_t	    i, n = job_setup_words(&job->setup, words);
+
+	if (n == 0)
+		return;
+	v = json_object();
+	for (i = 0; i < n; i++)
+		json_object_set_new(v, words[i][0], json_string(words[i][1]));
+	json_object_set_new(o, "setup", v);
+}
+
 /* Returns the normalized JSON of a job (caller frees). */
 char *
 job_to_json(const struct job *job)
@@ -181,6 +197,7 @@ job_to_json(const struct job *job)
 	json_object_set_new(o, "order",
 	    json_string(job_order_name(job->order)));
 	json_object_set_new(o, "seed", json_integer(job->seed));
+	job_json_machine_setup(o, job);
 	a = json_array();
 	for (i = 0; i < job->nbenchmarks; i++)
 		json_array_append_new(a,
@@ -502,24 +519,47 @@ job_json_lists_get(json_t *kernels, json_t *benches, struct job *job,
 	return 0;
 }
 
+/* Reads the job's machine setup, if there. */
+static int
+job_json_machine_setup_get(json_t *v, struct job *job, char **cause)
+{
+	const char  *g = NULL, *b = NULL, *s = NULL, *t = NULL, *c = NULL;
+	json_error_t err;
+
+	if (v == NULL)
+		return 0;
+	if (json_unpack_ex(v, &err, JSON_STRICT, "{s?s, s?s, s?s, s?s, s?s}",
+		"governor", &g, "boost", &b, "smt", &s, "thp", &t, "cstates",
+		&c) != 0)
+		return job_json_fail(cause, "setup", err.text);
+	job->setup.governor = job_json_dup(g);
+	job->setup.boost = job_json_dup(b);
+	job->setup.smt = job_json_dup(s);
+	job->setup.thp = job_json_dup(t);
+	job->setup.cstates = job_json_dup(c);
+	return 0;
+}
+
 /* Reads the top-level object into job. */
 static int
 job_json_root_get(json_t *o, struct job *job, char **cause)
 {
 	const char  *name, *desc = NULL, *order, *cmdline = NULL;
-	json_t	    *machines, *kernels, *benches;
+	json_t	    *machines, *kernels, *benches, *setup = NULL;
 	json_error_t err;
 	json_int_t   seed;
 	int	     format, i;
 
 	if (json_unpack_ex(o, &err, JSON_STRICT,
 		"{s:i, s:s, s?s, s:o, s:o, "
-		"s?s, s:i, s:s, s:I, s:o}",
+		"s?s, s:i, s:s, s:I, s?o, s:o}",
 		"format", &format, "name", &name, "description", &desc,
 		"machines", &machines, "kernels", &kernels, "cmdline", &cmdline,
-		"rounds", &job->rounds, "order", &order, "seed", &seed,
-		"benchmarks", &benches) != 0)
+		"rounds", &job->rounds, "order", &order, "seed", &seed, "setup",
+		&setup, "benchmarks", &benches) != 0)
 		return job_json_fail(cause, "job", err.text);
+	if (job_json_machine_setup_get(setup, job, cause) == -1)
+		return -1;
 	if (format != JOB_JSON_FORMAT)
 		return job_json_fail(cause, "format", "unsupported version");
 	for (i = JOB_ORDER_ALTERNATE; i <= JOB_ORDER_RANDOM; i++)

@@ -189,6 +189,22 @@ job_print_benchmark(struct conf_emit *e, const struct job_benchmark *b)
 	conf_emit_end(e);
 }
 
+/* Emits the job's machine setup, when it asks for any. */
+static void
+job_print_machine_setup(struct conf_emit *e, const struct job *job)
+{
+	const char *words[JOB_SETUP_NCONTROLS][2];
+	size_t	    i, n = job_setup_words(&job->setup, words);
+
+	if (n == 0)
+		return;
+	conf_emit_key(e, "setup");
+	conf_emit_map(e, true);
+	for (i = 0; i < n; i++)
+		conf_emit_str(e, words[i][0], words[i][1]);
+	conf_emit_end(e);
+}
+
 /* Prints the normalized job as YAML (itself a valid job file). */
 void
 job_print(FILE *fp, const struct job *job)
@@ -210,6 +226,7 @@ job_print(FILE *fp, const struct job *job)
 	conf_emit_str(e, "order", job_order_name(job->order));
 	if (job->order == JOB_ORDER_RANDOM)
 		conf_emit_int(e, "seed", job->seed);
+	job_print_machine_setup(e, job);
 	conf_emit_key(e, "benchmarks");
 	conf_emit_seq(e, false);
 	for (i = 0; i < job->nbenchmarks; i++)

@@ -1,8 +1,9 @@
 /*
  * Internals of the job file reader shared by job.c (the job and its
- * machines), job_kernel.c (its kernels) and job_bench.c (its benchmarks);
- * not for other folders.  Job files are read by the configuration engine
- * (common/conf.h) against the key tables of these files.
+ * machines), job_kernel.c (its kernels), job_bench.c (its benchmarks) and
+ * job_setup.c (its machine setup); not for other folders.  Job files are
+ * read by the configuration engine (common/conf.h) against the key tables
+ * of these files.
  */
 #ifndef HILAB_JOB_YAML_H
 #define HILAB_JOB_YAML_H
@@ -35,5 +36,10 @@ void job_kernel_clear(struct job_kernel *);
 /* "benchmarks": a non-empty list of benchmarks into the job (job_bench.c). */
 void job_read_benchmarks(struct conf_file *, const struct conf_key *,
     yaml_node_t *, void *job);
+/* "setup": the job's machine setup (job_setup.c). */
+void job_read_setup(struct conf_file *, const struct conf_key *, yaml_node_t *,
+    void *setup);
+/* Frees what a machine setup holds. */
+void job_setup_clear(struct job_setup *);
 
 #endif

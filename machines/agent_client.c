@@ -34,6 +34,7 @@ struct agent_conn {
 	struct ssh_host_chan *ch;
 	char		     *name;
 	char		     *arch; /* the host's uname -m */
+	char		     *path; /* the agent's binary on the host */
 	char		     *agent_version;
 	bool		      uploaded;
 	bool		      broken;	  /* out of step: no requests */
@@ -341,6 +342,7 @@ agent_start(struct agent_conn *c, const struct machine *m,
 	remote = xasprintf("%s/hilab-agent-%.*s", dir, AGENT_HASH_HEX, hex);
 	if (agent_install(c, local, remote, cause) != 0)
 		goto out;
+	c->path = xstrdup(remote);
 	qr = ssh_host_quote(remote);
 	qd = ssh_host_quote(dir);
 	cmd = xasprintf("exec %s --dir %s serve", qr, qd);
@@ -397,6 +399,7 @@ agent_close(struct agent_conn *c)
 	ssh_host_close(c->h);
 	free(c->agent_version);
 	free(c->arch);
+	free(c->path);
 	free(c->name);
 	free(c);
 }
@@ -411,6 +414,12 @@ const char *
 agent_arch(const struct agent_conn *c)
 {
 	return c->arch;
+}
+
+const char *
+agent_remote_path(const struct agent_conn *c)
+{
+	return c->path;
 }
 
 /* Refuses a request on a connection that is out of step. */

@@ -67,6 +67,8 @@ void		   agent_close(struct agent_conn *);
 /* True if the last agent_connect had to upload the agent. */
 bool	    agent_uploaded(const struct agent_conn *);
 const char *agent_arch(const struct agent_conn *);
+/* The agent's binary on the host, for commands of its own over ssh. */
+const char *agent_remote_path(const struct agent_conn *);
 
 int agent_facts(struct agent_conn *, struct agent_facts *, char **cause);
 /* The value of key, or NULL if absent or unknown. */

@@ -1,8 +1,9 @@
 /*
  * The setup step's internals: what worker_setup.c (the order of things),
  * setup.c (the step's state, events and its ssh session to the host),
- * install*.c (the benchmark's tool found and installed) and server.c (the
- * server it needs) share.  Nothing outside these files includes it.
+ * tune.c (the job's machine setup), install*.c (the benchmark's tool found
+ * and installed) and server.c (the server it needs) share.  Nothing
+ * outside these files includes it.
  */
 #ifndef HILAB_SETUP_H
 #define HILAB_SETUP_H
@@ -17,7 +18,9 @@
 struct job;
 struct job_benchmark;
 struct plan_run;
+struct json_t;
 struct ssh_host;
+struct ssh_host_chan;
 struct ssh_host_result;
 
 /* Shell: the start time of process $pid, which tells a pid used again. */
@@ -51,6 +54,15 @@ struct setup_tool {
 	char   *error;	   /* why the install failed, or NULL */
 };
 
+/* The machine setup held on the host (tune.c). */
+struct setup_tune {
+	struct ssh_host	     *h;     /* its own session */
+	struct ssh_host_chan *ch;    /* "hilab-agent tune" holding it */
+	int64_t		      job;   /* whose setup */
+	char		     *boot;  /* the host's boot id when applied */
+	struct json_t	     *facts; /* "setup.KEY": what it came to */
+};
+
 /* The setup state of one worker. */
 struct worker_setup {
 	struct ssh_host	  *h;
@@ -58,6 +70,7 @@ struct worker_setup {
 	struct setup_tool *tools;
 	size_t		   ntools;
 	bool		   server_up; /* a server may run now */
+	struct setup_tune  tune;
 };
 
 /* worker_setup.c: the state, the session to the host, small helpers. */
@@ -121,6 +134,27 @@ int install_deb_package(struct worker_ctx *, const struct db_run *,
 int install_script_run(struct worker_ctx *, const struct db_run *,
     const struct job_benchmark *, const char *what, const char *script,
     char **cause);
+
+/* tune.c: a job's machine setup, held on the host. */
+
+/*
+ * Applies the machine setup of the run's job (nothing to do without one)
+ * unless it is held for that job already; a hold of another job is put
+ * back first, one of an earlier boot (facts: the run's, for the boot id)
+ * forgotten.  An absent control is a warning event.  Returns 1 when it
+ * applied it now, 0 when there was nothing to do, -1 with *cause when the
+ * holder could not start or a control did not stick (the rest is put
+ * back).
+ */
+int tune_begin(struct worker_ctx *, const struct db_run *, const struct job *,
+    const char *facts, char **cause);
+/*
+ * The run's facts updated with fresh ones (read again after tune_begin
+ * applied it, or NULL) and "setup.KEY" of the hold; NULL: none is held.
+ */
+char *tune_facts(struct worker_ctx *, const char *facts, const char *fresh);
+/* Puts the held setup back (events of job) and lets the holder go. */
+void tune_end(struct worker_ctx *, int64_t job);
 
 /* server.c: the server a benchmark needs. */
 

@@ -390,6 +390,12 @@ test_json_rejects(void **state)
 		"\"rounds\":1,\"order\":\"fixed\",\"seed\":0,"
 		"\"benchmarks\":[{\"name\":\"b\",\"custom\":true,"
 		"\"params\":{},\"command\":[\"x\"]}]}",
+		"{\"format\":1,\"name\":\"x\",\"machines\":[\"a\"],"
+		"\"kernels\":[{\"name\":\"running\",\"kind\":\"running\"}],"
+		"\"rounds\":1,\"order\":\"fixed\",\"seed\":0,"
+		"\"setup\":{\"turbo\":\"off\"},"
+		"\"benchmarks\":[{\"name\":\"b\",\"custom\":false,"
+		"\"params\":{}}]}",
 		NULL };
 	static const char  good[] =
 	    "{\"format\":1,\"name\":\"x\","
