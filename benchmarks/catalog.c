@@ -316,6 +316,18 @@ catalog_parse_metrics(struct conf_file *f, const struct conf_key *k,
 	catalog_read_metrics(f, k, v, false, &b->metrics, &b->nmetrics);
 }
 
+/* A benchmark's "iterations": a count or adaptive iterations. */
+static void
+catalog_parse_iterations(struct conf_file *f, const struct conf_key *k,
+    yaml_node_t *v, void *dst)
+{
+	struct catalog_benchmark *b = dst;
+	int			  n = (int)b->iterations;
+
+	catalog_read_iterations(f, k, v, &n, &b->adaptive);
+	b->iterations = (unsigned)n;
+}
+
 #define CB(f) offsetof(struct catalog_benchmark, f)
 
 static const struct conf_key catalog_keys[] = {
@@ -332,8 +344,7 @@ static const struct conf_key catalog_keys[] = {
 	    .expect = CATALOG_ARGV },
 	{ .name = "params", .parse = catalog_parse_params },
 	{ .name = "iterations",
-	    .parse = conf_parse_int,
-	    .off = CB(iterations),
+	    .parse = catalog_parse_iterations,
 	    .min = 1,
 	    .max = CATALOG_MAX_COUNT },
 	{ .name = "warmups",
@@ -460,7 +471,10 @@ catalog_check_command(struct conf_file *f, yaml_node_t *seq,
 	}
 }
 
-/* Checks the templates and the parser once every key is read. */
+/*
+ * Checks the templates, the parser and the metric of adaptive iterations
+ * once every key is read.
+ */
 static void
 catalog_check(struct conf_file *f, yaml_node_t *root,
     const struct catalog_benchmark *b)
@@ -477,6 +491,13 @@ catalog_check(struct conf_file *f, yaml_node_t *root,
 	if (b->parser != NULL && parse_find(b->parser) == NULL)
 		conf_error_key(f, root, "parser",
 		    "parser \"%s\": unknown parser", b->parser);
+	if (b->adaptive.metric != NULL &&
+	    (strchr(b->adaptive.metric, '*') != NULL ||
+		catalog_metric_find(b->metrics, b->nmetrics,
+		    b->adaptive.metric) == NULL))
+		conf_error_key(f, root, "iterations",
+		    "adaptive iterations: \"%s\" is not one of its metrics",
+		    b->adaptive.metric);
 }
 
 /* Frees what one benchmark holds. */
@@ -504,6 +525,7 @@ catalog_benchmark_clear(struct catalog_benchmark *b)
 	free(b->parser_args);
 	free(b->parser_sample);
 	catalog_metrics_free(b->metrics, b->nmetrics);
+	catalog_adapt_clear(&b->adaptive);
 	memset(b, 0, sizeof *b);
 }
 

@@ -13,6 +13,8 @@
 
 #include "common/conf.h"
 
+struct conf_emit;
+
 /* Bounds of run counts and timeouts, in the catalog and in job files. */
 #define CATALOG_MAX_COUNT      1000000
 #define CATALOG_MAX_TIMEOUT_MS (7 * 24 * 3600 * 1000)
@@ -51,6 +53,20 @@ struct catalog_metric {
 	bool		       optional;
 };
 
+/*
+ * Adaptive iterations: each (machine, kernel, benchmark, parameters) runs
+ * rounds of iterations until the 95% CI half-width of the metric's
+ * statistic is within precision of it, from min to max measured
+ * iterations (a kernel's own samples only, never a comparison).  precision
+ * 0: the benchmark has a fixed count.
+ */
+struct catalog_adapt {
+	int    min;
+	int    max;
+	double precision; /* a fraction: 0.02 for "2%" */
+	char  *metric;	  /* NULL: the benchmark's first required metric */
+};
+
 /* A Debian package, or a tarball in the local source mirror + build. */
 struct catalog_install {
 	char  *package; /* NULL when built from source */
@@ -74,7 +90,8 @@ struct catalog_benchmark {
 	size_t		       ncommand;
 	struct catalog_param  *params;
 	size_t		       nparams;
-	unsigned	       iterations;
+	unsigned	       iterations; /* adaptive: its min */
+	struct catalog_adapt   adaptive;
 	unsigned	       warmups;
 	unsigned	       timeout; /* seconds per iteration */
 	struct catalog_install install;
@@ -165,5 +182,21 @@ void catalog_metrics_free(struct catalog_metric *v, size_t n);
  */
 const struct catalog_metric *catalog_metric_find(const struct catalog_metric *v,
     size_t n, const char *name);
+
+/*
+ * catalog_iterations.c.  Reads "iterations": a count into *iterations (in
+ * [k->min, k->max]), or a mapping {min, max, precision: "2%", metric} of
+ * adaptive iterations into *a (replacing it) with its min into
+ * *iterations; a mapping with errors leaves both as they were.
+ */
+void catalog_read_iterations(struct conf_file *, const struct conf_key *,
+    yaml_node_t *, int *iterations, struct catalog_adapt *a);
+/* Frees the metric name of a and zeroes it (a fixed count again). */
+void catalog_adapt_clear(struct catalog_adapt *);
+/* Formats a precision fraction as the percentage a file gives: "2%". */
+char *catalog_precision_text(double precision);
+/* Emits "iterations": the count, or the mapping of adaptive iterations. */
+void catalog_emit_iterations(struct conf_emit *, int iterations,
+    const struct catalog_adapt *);
 
 #endif

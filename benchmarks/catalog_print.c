@@ -81,7 +81,7 @@ catalog_print(FILE *fp, const struct catalog_benchmark *b)
 			catalog_print_param(e, &b->params[i]);
 		conf_emit_end(e);
 	}
-	conf_emit_int(e, "iterations", b->iterations);
+	catalog_emit_iterations(e, (int)b->iterations, &b->adaptive);
 	conf_emit_int(e, "warmups", b->warmups);
 	conf_emit_duration(e, "timeout", (int64_t)b->timeout * 1000);
 	catalog_print_install(e, &b->install);

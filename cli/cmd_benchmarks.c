@@ -84,17 +84,28 @@ bench_server_json(const struct catalog_server *sv)
 	    sv->port != 0 ? json_integer(sv->port) : json_null());
 }
 
+/* Adaptive iterations as JSON: null for a fixed count. */
+static json_t *
+bench_adaptive_json(const struct catalog_adapt *a)
+{
+	if (a->precision <= 0)
+		return json_null();
+	return json_pack("{s:i, s:i, s:f, s:s?}", "min", a->min, "max", a->max,
+	    "precision", a->precision, "metric", a->metric);
+}
+
 /* A benchmark as JSON: the keys the README lists. */
 static json_t *
 bench_json(const struct catalog_benchmark *b)
 {
-	return json_pack("{s:s, s:s?, s:s, s:o, s:o, s:i, s:i, s:I, s:o, s:o, "
-			 "s:s, s:s?, s:s?, s:o}",
+	return json_pack("{s:s, s:s?, s:s, s:o, s:o, s:i, s:o, s:i, s:I, s:o, "
+			 "s:o, s:s, s:s?, s:s?, s:o}",
 	    "name", b->name, "description", b->description, "file", b->path,
 	    "command", bench_strings(b->command, b->ncommand), "params",
-	    bench_params_json(b), "iterations", (int)b->iterations, "warmups",
-	    (int)b->warmups, "timeout_ms", (json_int_t)b->timeout * 1000,
-	    "install", bench_install_json(&b->install), "server",
+	    bench_params_json(b), "iterations", (int)b->iterations, "adaptive",
+	    bench_adaptive_json(&b->adaptive), "warmups", (int)b->warmups,
+	    "timeout_ms", (json_int_t)b->timeout * 1000, "install",
+	    bench_install_json(&b->install), "server",
 	    bench_server_json(&b->server), "parser", b->parser, "parser_args",
 	    b->parser_args, "parser_sample", b->parser_sample, "metrics",
 	    bench_metrics_json(b));

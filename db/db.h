@@ -384,6 +384,64 @@ int db_jobs_missing(struct db *, const int64_t *jobs, size_t njobs,
 int db_jobs_count(struct db *, const int64_t *jobs, size_t njobs, int *kernels,
     int *machines, char **cause);
 
+/*
+ * Adaptive iterations (db/adaptive.c).  A group is a (job, machine,
+ * benchmark, params) whose benchmark has adaptive iterations; when one of
+ * its runs ends, db_adapt_group_get reads the runs that count plus that
+ * one (still running): per kernel, in the order they first ran, the
+ * measured iterations and the metric's samples.
+ */
+struct db_adapt_kernel {
+	int64_t kernel;
+	char   *name;
+	int	iterations; /* measured, over the runs read */
+	double *x;	    /* the metric's samples in them */
+	size_t	n;
+};
+struct db_adapt_group {
+	struct db_adapt_kernel *v;
+	size_t			n;
+	int			pending; /* its other runs queued or running */
+	int			last_round; /* the highest round it has */
+};
+int  db_adapt_group_get(struct db *, const struct db_run *ending,
+     const char *metric, struct db_adapt_group *, char **cause);
+void db_adapt_group_clear(struct db_adapt_group *);
+
+/*
+ * One row of the adaptive table: a kernel's measured iterations in its
+ * group, the precision they reach (the 95% CI half-width of the metric's
+ * statistic over the statistic; NAN: no interval), whether it is within
+ * the target, and whether the group stopped.
+ */
+struct db_adapt {
+	int64_t	    job;
+	const char *machine;
+	int64_t	    kernel;
+	const char *kernel_name; /* read only */
+	const char *benchmark;
+	const char *params;
+	const char *metric;
+	const char *statistic;
+	int	    iterations;
+	double	    precision;
+	double	    target;
+	int	    min;
+	int	    max;
+	bool	    reached;
+	bool	    done;
+};
+/* Writes (or replaces) one kernel's row. */
+int db_adapt_set(struct db *, const struct db_adapt *, char **cause);
+/* Called once per row; the strings last until it returns. */
+typedef void (*db_adapt_cb)(const struct db_adapt *, void *arg);
+/*
+ * The adaptive rows of the jobs (db/selection.c), by job, machine,
+ * benchmark, params and the order they were written.
+ */
+int db_adapt_of_jobs(struct db *, const int64_t *jobs, size_t njobs,
+    db_adapt_cb cb, void *arg, char **cause);
+
 /* What a job's report shows besides its tables (db/report.c). */
 struct db_job_facts {
 	char *machine;

@@ -2,10 +2,11 @@
  * What comparison tables and sweeps read: the samples that count (one
  * rule, DB_SAMPLES_COUNT: runs done and not superseded) with the meaning
  * their own job declares for them, the newest done job that has any, the
- * jobs a database lacks, and how many kernels and machines a selection
- * spans.
+ * jobs a database lacks, how many kernels and machines a selection
+ * spans, and the adaptive iterations behind its tables.
  */
 #include <limits.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -332,4 +333,48 @@ db_jobs_count(struct db *db, const int64_t *jobs, size_t njobs, int *kernels,
 	sqlite3_reset(s);
 	free(ids);
 	return rc == SQLITE_ROW ? 0 : -1;
+}
+
+/* Calls cb for each adaptive row of the jobs; see db.h. */
+int
+db_adapt_of_jobs(struct db *db, const int64_t *jobs, size_t njobs,
+    db_adapt_cb cb, void *arg, char **cause)
+{
+	static const char sql[] =
+	    "SELECT a.job, a.machine, a.kernel, k.name, a.benchmark, "
+	    "a.params, a.metric, a.statistic, a.iterations, a.precision, "
+	    "a.target, a.min, a.max, a.reached, a.done FROM adaptive a "
+	    "JOIN kernels k ON k.id = a.kernel WHERE a.job IN "
+	    "(SELECT value FROM json_each(?1)) ORDER BY a.job, a.machine, "
+	    "a.benchmark, a.params, a.rowid";
+	struct db_adapt a;
+	sqlite3_stmt   *s;
+	char	       *ids;
+	int		rc;
+
+	if ((s = selection_stmt(db, sql, jobs, njobs, &ids, cause)) == NULL)
+		return -1;
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		a = (struct db_adapt){ .job = sqlite3_column_int64(s, 0),
+			.machine = selection_text(s, 1),
+			.kernel = sqlite3_column_int64(s, 2),
+			.kernel_name = selection_text(s, 3),
+			.benchmark = selection_text(s, 4),
+			.params = selection_text(s, 5),
+			.metric = selection_text(s, 6),
+			.statistic = selection_text(s, 7),
+			.iterations = sqlite3_column_int(s, 8),
+			.precision = sqlite3_column_type(s, 9) == SQLITE_NULL
+			    ? NAN
+			    : sqlite3_column_double(s, 9),
+			.target = sqlite3_column_double(s, 10),
+			.min = sqlite3_column_int(s, 11),
+			.max = sqlite3_column_int(s, 12),
+			.reached = sqlite3_column_int(s, 13) != 0,
+			.done = sqlite3_column_int(s, 14) != 0 };
+		cb(&a, arg);
+	}
+	sqlite3_reset(s);
+	free(ids);
+	return rc == SQLITE_DONE ? 0 : db_fail(db, cause, "list adaptive");
 }

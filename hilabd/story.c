@@ -111,7 +111,8 @@ story_installed(const struct job_benchmark *b, const char *path,
 
 /* The text of the event of a run that starts. */
 char *
-story_started(const struct plan_run *p, const char *facts)
+story_started(const struct plan_run *p, const struct db_run *r,
+    const char *facts)
 {
 	json_t	   *f = json_loads(facts ? facts : "{}", 0, NULL);
 	const char *rel = story_release(f);
@@ -120,8 +121,8 @@ story_started(const struct plan_run *p, const char *facts)
 	s = xasprintf("started: %s%s%s (kernel \"%s\"%s%s, round %d): %d "
 		      "iteration%s + %d warmup%s",
 	    p->benchmark, *p->params ? " " : "", p->params, p->kernel,
-	    rel ? " " : "", rel ? rel : "", p->round, p->iterations,
-	    story_s(p->iterations), p->warmups, story_s(p->warmups));
+	    rel ? " " : "", rel ? rel : "", p->round, r->iterations,
+	    story_s(r->iterations), p->warmups, story_s(p->warmups));
 	json_decref(f);
 	return s;
 }

@@ -44,9 +44,11 @@ char *story_installed(const struct job_benchmark *, const char *path,
     int64_t took_ms, bool installed);
 /*
  * `started: hackbench groups=4 (kernel "base" 6.1.0-13-amd64, round 0):
- * 30 iterations + 1 warmup` (caller frees); facts is the run's JSON.
+ * 30 iterations + 1 warmup` (caller frees) for run r of plan entry p (an
+ * adaptive round's run has iterations of its own); facts is its JSON.
  */
-char *story_started(const struct plan_run *, const char *facts);
+char *story_started(const struct plan_run *p, const struct db_run *r,
+    const char *facts);
 /*
  * "done in 12.3s: 30 iterations + 1 warmup; time: mean 0.412 s (n=30)":
  * the means of the first metrics run stored, in the order benchmark b

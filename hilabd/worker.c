@@ -47,15 +47,26 @@ struct worker_run {
 static void worker_retry(struct worker_ctx *, const struct db_run *,
     const char *);
 
-/* Loads the plan of a job, reusing it while the job stays the same. */
+/* The rounds ctx's plan holds (the last run's round comes last). */
 static int
-worker_load_plan(struct worker_ctx *ctx, int64_t job_id, char **cause)
+worker_plan_rounds(const struct worker_ctx *ctx)
+{
+	return ctx->plan.n > 0 ? ctx->plan.runs[ctx->plan.n - 1].round + 1 : 0;
+}
+
+/*
+ * Loads the plan of a job as far as round (rounds past the job's own are
+ * adaptive iterations'), reusing it while it holds that round.
+ */
+static int
+worker_load_plan(struct worker_ctx *ctx, int64_t job_id, int round,
+    char **cause)
 {
 	struct db_job *dj;
 	struct job    *job;
-	int	       rc;
+	int	       rc, rounds;
 
-	if (ctx->plan_job == job_id)
+	if (ctx->plan_job == job_id && round < worker_plan_rounds(ctx))
 		return 0;
 	plan_free(&ctx->plan);
 	job_free(ctx->job);
@@ -67,7 +78,8 @@ worker_load_plan(struct worker_ctx *ctx, int64_t job_id, char **cause)
 	db_job_free(dj);
 	if (job == NULL)
 		return -1;
-	if ((rc = plan_build(job, &ctx->plan, cause)) == -1) {
+	rounds = round < job->rounds ? job->rounds : 2 * (round + 1);
+	if ((rc = plan_build_rounds(job, 0, rounds, &ctx->plan, cause)) == -1) {
 		job_free(job);
 		return -1;
 	}
@@ -202,7 +214,7 @@ worker_execute(struct worker_ctx *ctx, struct worker_run *wr,
 		.run_id = run_id,
 		.argv = wr->exec.argv ? wr->exec.argv : wr->plan->argv,
 		.cwd = wr->exec.cwd,
-		.iterations = wr->plan->iterations,
+		.iterations = wr->run->iterations, /* adaptive: its own */
 		.warmups = wr->plan->warmups,
 		.timeout_ms = wr->plan->timeout_ms,
 	};
@@ -308,6 +320,19 @@ worker_finish(struct worker_ctx *ctx, struct worker_run *wr, const char *run_id,
 	free(ignore);
 }
 
+/*
+ * Ends a run that reached the agent: a run that went well first takes its
+ * adaptive step (worker_adapt.c) while it still keeps its job running.
+ */
+static void
+worker_end(struct worker_ctx *ctx, struct worker_run *wr, const char *run_id,
+    int rc, char *cause)
+{
+	if (rc == 0 && !wr->cancelled && wr->problem == NULL)
+		worker_adapt(ctx, wr->run, wr->plan);
+	worker_finish(ctx, wr, run_id, rc, cause);
+}
+
 /* Publishes what the worker is doing, for "status". */
 static void
 worker_progress(struct worker_ctx *ctx, const struct db_run *r)
@@ -395,7 +420,7 @@ static int
 worker_prepare(struct worker_ctx *ctx, struct worker_run *wr, bool boot,
     char **cause)
 {
-	if (worker_load_plan(ctx, wr->run->job, cause) == -1)
+	if (worker_load_plan(ctx, wr->run->job, wr->run->round, cause) == -1)
 		return -1;
 	if ((wr->plan = worker_plan_run(ctx, wr->run)) == NULL) {
 		*cause = xasprintf("run %lld: not in the job's plan",
@@ -462,13 +487,13 @@ worker_run_one(struct worker_ctx *ctx, const struct db_run *r)
 		worker_event(ctx, r, DB_ERROR, cause);
 		goto out;
 	}
-	worker_story(ctx, r, story_started(wr.plan, facts));
+	worker_story(ctx, r, story_started(wr.plan, r, facts));
 	rc = worker_execute(ctx, &wr, run_id, &cause);
 	worker_setup_end(ctx, r);
 	if (wr.recovered)
 		worker_retry(ctx, r, "interrupted: its host was power-cycled");
 	else
-		worker_finish(ctx, &wr, run_id, rc, cause);
+		worker_end(ctx, &wr, run_id, rc, cause);
 out:
 	worker_setup_end(ctx, r);
 	worker_exec_clear(&wr.exec);
@@ -552,7 +577,7 @@ worker_resume_one(struct worker_ctx *ctx, const struct db_interrupted *it)
 		    it->agent_run_id, state);
 	}
 	worker_setup_sweep(ctx, r);
-	worker_finish(ctx, &wr, it->agent_run_id, rc, cause);
+	worker_end(ctx, &wr, it->agent_run_id, rc, cause);
 out:
 	worker_progress(ctx, NULL);
 	free(wr.problem);

@@ -1,7 +1,8 @@
 /*
  * A worker's story (worker.c) and the steps it calls: booting the run's
- * kernel (worker_boot.c), bringing a host back (recover.c) and getting the
- * benchmark ready (worker_setup.c).  The state they share is worker_ctx.h.
+ * kernel (worker_boot.c), bringing a host back (recover.c), getting the
+ * benchmark ready (worker_setup.c) and adaptive iterations'
+ * next round (worker_adapt.c).  The state they share is worker_ctx.h.
  */
 #ifndef HILAB_WORKER_H
 #define HILAB_WORKER_H
@@ -101,5 +102,16 @@ void worker_setup_sweep(struct worker_ctx *, const struct db_run *);
 void worker_exec_clear(struct worker_exec *);
 /* Closes the setup's ssh session and frees its state. */
 void worker_setup_free(struct worker_ctx *);
+
+/*
+ * Adaptive iterations (worker_adapt.c), after run r (plan entry p) went
+ * well and before it is marked done (so its job cannot end meanwhile):
+ * once the round of r's group is complete, records each kernel's measured
+ * iterations and precision and queues the group's next round unless every
+ * kernel is within the target or max is reached.  A no-op for a fixed
+ * count; failures become events of the run.
+ */
+void worker_adapt(struct worker_ctx *, const struct db_run *r,
+    const struct plan_run *p);
 
 #endif

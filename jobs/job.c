@@ -345,6 +345,7 @@ job_benchmark_clear(struct job_benchmark *b)
 	free(b->parser);
 	free(b->parser_args);
 	free(b->parser_sample);
+	free(b->adaptive.metric);
 	for (i = 0; i < b->nmetrics; i++) {
 		free(b->metrics[i].name);
 		free(b->metrics[i].unit);

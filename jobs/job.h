@@ -97,6 +97,19 @@ struct job_server {
 };
 
 /*
+ * Adaptive iterations (catalog.h): each (machine, kernel, benchmark,
+ * parameters) runs rounds of iterations until the 95% CI half-width of
+ * the metric's statistic is within precision of it, from min to max
+ * measured iterations.  precision 0: iterations is a fixed count.
+ */
+struct job_adapt {
+	int    min;
+	int    max;
+	double precision; /* a fraction: 0.02 for "2%" */
+	char  *metric;	  /* resolved: a declared metric, not a pattern */
+};
+
+/*
  * A benchmark: a catalog entry or a custom command.  Once resolved (always
  * for a custom command, with a catalog for an entry) it carries its own
  * command template (argv with {key} placeholders, NULL-terminated), parser
@@ -109,7 +122,8 @@ struct job_benchmark {
 	bool		   resolved;
 	struct job_param  *params; /* sorted by key */
 	size_t		   nparams;
-	int		   iterations;
+	int		   iterations; /* adaptive: its min */
+	struct job_adapt   adaptive;
 	int		   warmups;
 	long		   timeout_ms; /* per iteration */
 	char		 **argv;

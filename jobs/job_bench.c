@@ -120,6 +120,31 @@ job_read_params(struct conf_file *f, const struct conf_key *k, yaml_node_t *v,
 		qsort(b->params, b->nparams, sizeof *b->params, job_param_cmp);
 }
 
+/* Copies the catalog's form of adaptive iterations into a job's. */
+static void
+job_adapt_set(struct job_benchmark *b, const struct catalog_adapt *a)
+{
+	free(b->adaptive.metric);
+	b->adaptive.min = a->min;
+	b->adaptive.max = a->max;
+	b->adaptive.precision = a->precision;
+	b->adaptive.metric = a->metric != NULL ? xstrdup(a->metric) : NULL;
+}
+
+/* "iterations": a count, or adaptive iterations read as the catalog's. */
+static void
+job_read_iterations(struct conf_file *f, const struct conf_key *k,
+    yaml_node_t *v, void *dst)
+{
+	struct job_benchmark *b = dst;
+	struct catalog_adapt  a = { 0 };
+
+	catalog_read_iterations(f, k, v, &b->iterations, &a);
+	if (a.precision > 0)
+		job_adapt_set(b, &a);
+	catalog_adapt_clear(&a);
+}
+
 #define BIN(f) offsetof(struct job_bench_in, f)
 #define BEN(f) offsetof(struct job_bench_in, b.f)
 
@@ -130,8 +155,8 @@ static const struct conf_key job_bench_keys[] = {
 	    .flags = CONF_REQUIRED },
 	{ .name = "params", .parse = job_read_params, .off = BIN(b) },
 	{ .name = "iterations",
-	    .parse = conf_parse_int,
-	    .off = BEN(iterations),
+	    .parse = job_read_iterations,
+	    .off = BIN(b),
 	    .min = 1,
 	    .max = JOB_MAX_COUNT },
 	{ .name = "warmups",
@@ -447,8 +472,10 @@ job_resolve_copy(const struct catalog_benchmark *cb, struct job_benchmark *b)
 	b->parser_sample =
 	    cb->parser_sample ? xstrdup(cb->parser_sample) : NULL;
 	job_metrics_add(b, cb->metrics, cb->nmetrics);
-	if (b->iterations == -1)
+	if (b->iterations == -1) {
 		b->iterations = (int)cb->iterations;
+		job_adapt_set(b, &cb->adaptive);
+	}
 	if (b->warmups == -1)
 		b->warmups = (int)cb->warmups;
 	if (b->timeout_ms == -1)
@@ -496,6 +523,38 @@ job_resolve(struct conf_file *f, yaml_node_t *n, struct job_benchmark *b)
 	b->resolved = true;
 }
 
+/*
+ * Checks the metric of adaptive iterations, a declared metric that is not
+ * a pattern (the benchmark's first required one by default).
+ */
+static void
+job_check_adaptive(struct conf_file *f, yaml_node_t *n, struct job_benchmark *b)
+{
+	struct job_adapt *a = &b->adaptive;
+	size_t		  i;
+
+	if (a->precision <= 0 || !b->resolved)
+		return;
+	for (i = 0; a->metric == NULL && i < b->nmetrics; i++)
+		if (job_metric_required(&b->metrics[i]))
+			a->metric = xstrdup(b->metrics[i].name);
+	if (a->metric == NULL) {
+		conf_error_key(f, n, "iterations",
+		    "benchmark \"%s\": adaptive iterations need \"metric\": "
+		    "the benchmark has no required metric",
+		    b->name);
+		return;
+	}
+	for (i = 0; i < b->nmetrics; i++)
+		if (strcmp(b->metrics[i].name, a->metric) == 0 &&
+		    strchr(a->metric, '*') == NULL)
+			return;
+	conf_error_key(f, n, "iterations",
+	    "benchmark \"%s\": adaptive iterations: \"%s\" is not one of "
+	    "its metrics",
+	    b->name, a->metric);
+}
+
 /* Parses one benchmark, a mapping: a catalog entry or a custom command. */
 static void
 job_benchmark(struct conf_file *f, yaml_node_t *n, struct job *job)
@@ -515,6 +574,7 @@ job_benchmark(struct conf_file *f, yaml_node_t *n, struct job *job)
 		if (ctx->catalog != NULL && *in.b.name != '\0')
 			job_resolve(f, n, &in.b);
 	}
+	job_check_adaptive(f, n, &in.b);
 	job->benchmarks[job->nbenchmarks++] = in.b;
 }
 

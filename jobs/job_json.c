@@ -124,6 +124,21 @@ job_json_setup(json_t *o, const struct job_benchmark *b)
 	json_object_set_new(o, "server", sv);
 }
 
+/* Adds a benchmark's adaptive iterations, when it has them. */
+static void
+job_json_adaptive(json_t *o, const struct job_benchmark *b)
+{
+	const struct job_adapt *a = &b->adaptive;
+	json_t		       *v;
+
+	if (a->precision <= 0)
+		return;
+	v = json_pack("{s:i, s:i, s:f}", "min", a->min, "max", a->max,
+	    "precision", a->precision);
+	job_json_set_str(v, "metric", a->metric);
+	json_object_set_new(o, "adaptive", v);
+}
+
 /* Returns the JSON of one benchmark. */
 static json_t *
 job_json_benchmark(const struct job_benchmark *b)
@@ -141,6 +156,7 @@ job_json_benchmark(const struct job_benchmark *b)
 	if (b->iterations != -1)
 		json_object_set_new(o, "iterations",
 		    json_integer(b->iterations));
+	job_json_adaptive(o, b);
 	if (b->warmups != -1)
 		json_object_set_new(o, "warmups", json_integer(b->warmups));
 	if (b->timeout_ms != -1)
@@ -460,26 +476,48 @@ job_json_setup_get(json_t *in, json_t *sv, struct job_benchmark *b,
 	    cause);
 }
 
+/* Reads a benchmark's adaptive iterations, if there. */
+static int
+job_json_adaptive_get(json_t *v, struct job_benchmark *b, char **cause)
+{
+	struct job_adapt *a = &b->adaptive;
+	const char	 *metric = NULL;
+	json_error_t	  err;
+
+	if (v == NULL)
+		return 0;
+	if (json_unpack_ex(v, &err, JSON_STRICT, "{s:i, s:i, s:F, s?s}", "min",
+		&a->min, "max", &a->max, "precision", &a->precision, "metric",
+		&metric) != 0)
+		return job_json_fail(cause, "adaptive", err.text);
+	if (a->min < 2 || a->max < a->min || !(a->precision > 0))
+		return job_json_fail(cause, "adaptive",
+		    "bad min, max or precision");
+	a->metric = job_json_dup(metric);
+	return 0;
+}
+
 /* Reads one benchmark. */
 static int
 job_json_benchmark_get(json_t *o, struct job_benchmark *b, char **cause)
 {
 	const char  *name, *parser = NULL, *args = NULL, *sample = NULL;
 	json_t	    *params, *cmd = NULL, *metrics = NULL;
-	json_t	    *install = NULL, *server = NULL;
+	json_t	    *install = NULL, *server = NULL, *adaptive = NULL;
 	json_error_t err;
 	json_int_t   timeout = -1;
 	int	     custom;
 
 	b->iterations = b->warmups = -1;
 	if (json_unpack_ex(o, &err, JSON_STRICT,
-		"{s:s, s:b, s:o, s?i, s?i, s?I, s?o, s?s, s?s, s?s, s?o, s?o, "
-		"s?o}",
+		"{s:s, s:b, s:o, s?i, s?o, s?i, s?I, s?o, s?s, s?s, s?s, s?o, "
+		"s?o, s?o}",
 		"name", &name, "custom", &custom, "params", &params,
-		"iterations", &b->iterations, "warmups", &b->warmups,
-		"timeout_ms", &timeout, "command", &cmd, "parser", &parser,
-		"parser_args", &args, "parser_sample", &sample, "metrics",
-		&metrics, "install", &install, "server", &server) != 0)
+		"iterations", &b->iterations, "adaptive", &adaptive, "warmups",
+		&b->warmups, "timeout_ms", &timeout, "command", &cmd, "parser",
+		&parser, "parser_args", &args, "parser_sample", &sample,
+		"metrics", &metrics, "install", &install, "server",
+		&server) != 0)
 		return job_json_fail(cause, "benchmark", err.text);
 	b->name = xstrdup(name);
 	b->custom = custom;
@@ -488,6 +526,7 @@ job_json_benchmark_get(json_t *o, struct job_benchmark *b, char **cause)
 	b->parser_args = job_json_dup(args);
 	b->parser_sample = job_json_dup(sample);
 	if (job_json_params_get(params, b, cause) == -1 ||
+	    job_json_adaptive_get(adaptive, b, cause) == -1 ||
 	    job_json_setup_get(install, server, b, cause) == -1)
 		return -1;
 	return job_json_resolved_get(cmd, metrics, b, cause);

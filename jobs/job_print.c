@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "benchmarks/catalog.h"
 #include "common/conf_emit.h"
 #include "common/log.h"
 #include "common/xmalloc.h"
@@ -169,6 +170,17 @@ job_print_catalog(struct conf_emit *e, const struct job_benchmark *b)
 	free(text);
 }
 
+/* Emits "iterations": a count, or {min, max, precision, metric}. */
+static void
+job_print_iterations(struct conf_emit *e, const struct job_benchmark *b)
+{
+	const struct job_adapt *a = &b->adaptive;
+	struct catalog_adapt ca = { a->min, a->max, a->precision, a->metric };
+
+	if (b->iterations != -1 || a->precision > 0)
+		catalog_emit_iterations(e, b->iterations, &ca);
+}
+
 /* Emits one benchmark as a sequence item. */
 static void
 job_print_benchmark(struct conf_emit *e, const struct job_benchmark *b)
@@ -176,8 +188,7 @@ job_print_benchmark(struct conf_emit *e, const struct job_benchmark *b)
 	conf_emit_map(e, false);
 	conf_emit_str(e, "name", b->name);
 	job_print_params(e, b);
-	if (b->iterations != -1)
-		conf_emit_int(e, "iterations", b->iterations);
+	job_print_iterations(e, b);
 	if (b->warmups != -1)
 		conf_emit_int(e, "warmups", b->warmups);
 	if (b->timeout_ms != -1)

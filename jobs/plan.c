@@ -59,15 +59,31 @@ plan_combinations(const struct job_benchmark *b)
 	return n;
 }
 
-/* Returns the number of runs the job expands to, per machine. */
-size_t
-plan_count_per_machine(const struct job *job)
+/* Returns the number of runs of one machine and round. */
+static size_t
+plan_count_per_round(const struct job *job)
 {
 	size_t i, n = 0;
 
 	for (i = 0; i < job->nbenchmarks; i++)
 		n += plan_combinations(&job->benchmarks[i]);
-	return n * job->nkernels * (size_t)job->rounds;
+	return n * job->nkernels;
+}
+
+/* Returns the number of runs the job expands to, per machine. */
+size_t
+plan_count_per_machine(const struct job *job)
+{
+	return plan_count_per_round(job) * (size_t)job->rounds;
+}
+
+/* Iterations per run of a benchmark; see plan.h. */
+int
+plan_iterations(const struct job *job, const struct job_benchmark *b)
+{
+	if (b->adaptive.precision <= 0 || job->rounds < 1)
+		return b->iterations;
+	return (b->adaptive.min + job->rounds - 1) / job->rounds;
 }
 
 /* Frees a NULL-terminated argv; NULL is fine. */
@@ -236,8 +252,8 @@ plan_required(const struct job_benchmark *b)
 
 /* Fills one run of benchmark b at combination c; -1 with *cause. */
 static int
-plan_fill_run(const struct job_benchmark *b, size_t c, struct plan_run *run,
-    char **cause)
+plan_fill_run(const struct job *job, const struct job_benchmark *b, size_t c,
+    struct plan_run *run, char **cause)
 {
 	const char **keys, **values;
 	int	     rc = -1;
@@ -250,7 +266,7 @@ plan_fill_run(const struct job_benchmark *b, size_t c, struct plan_run *run,
 		goto out;
 	run->benchmark = xstrdup(b->name);
 	run->params = plan_params_text(b, values);
-	run->iterations = b->iterations;
+	run->iterations = plan_iterations(job, b);
 	run->warmups = b->warmups;
 	run->timeout_ms = b->timeout_ms;
 	run->parser = xstrdup(b->parser);
@@ -279,7 +295,7 @@ plan_add_round(const struct job *job, size_t m, int r, size_t *order,
 			b = &job->benchmarks[i];
 			for (c = 0; c < plan_combinations(b); c++) {
 				run = &plan->runs[plan->n];
-				if (plan_fill_run(b, c, run, cause) == -1)
+				if (plan_fill_run(job, b, c, run, cause) == -1)
 					return -1;
 				plan->n++;
 				run->machine = xstrdup(job->machines[m]);
@@ -319,17 +335,32 @@ plan_check(const struct job *job, char **cause)
 int
 plan_build(const struct job *job, struct plan *plan, char **cause)
 {
+	return plan_build_rounds(job, 0, job->rounds, plan, cause);
+}
+
+/* Expands rounds [first, last) of job into plan; see plan.h. */
+int
+plan_build_rounds(const struct job *job, int first, int last, struct plan *plan,
+    char **cause)
+{
 	size_t *order = NULL, m;
 	int	r, rc = -1;
 
 	memset(plan, 0, sizeof *plan);
 	if (plan_check(job, cause) == -1)
 		return -1;
-	plan->runs = xcalloc(plan_count_per_machine(job) * job->nmachines,
+	if (first < 0 || last < first) {
+		*cause = xasprintf("job \"%s\": no rounds %d to %d", job->name,
+		    first, last - 1);
+		return -1;
+	}
+	plan->runs = xcalloc(plan_count_per_round(job) *
+		    (size_t)(last - first) * job->nmachines +
+		1,
 	    sizeof *plan->runs);
 	order = xcalloc(job->nkernels, sizeof *order);
 	for (m = 0; m < job->nmachines; m++)
-		for (r = 0; r < job->rounds; r++)
+		for (r = first; r < last; r++)
 			if (plan_add_round(job, m, r, order, plan, cause) == -1)
 				goto out;
 	rc = 0;

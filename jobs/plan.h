@@ -15,6 +15,11 @@
  *             values in the order the job lists them
  *
  * A machine's runs are contiguous, so a per-machine worker takes one slice.
+ *
+ * Adaptive iterations (job.h) run ceil(min / rounds) iterations per run in
+ * the job's rounds; hilabd's worker then queues rounds beyond them, each
+ * with a run of every kernel at the positions that round's order gives,
+ * until the precision is reached or max: plan_build_rounds expands those.
  */
 #ifndef HILAB_PLAN_H
 #define HILAB_PLAN_H
@@ -60,6 +65,17 @@ struct plan {
  * command names an unknown parameter; plan is empty then.
  */
 int plan_build(const struct job *, struct plan *, char **cause);
+/*
+ * Expands rounds first to last - 1 of job (rounds past the job's own are
+ * those adaptive iterations add), as plan_build does the job's own.
+ */
+int plan_build_rounds(const struct job *, int first, int last, struct plan *,
+    char **cause);
+/*
+ * Iterations each run of b measures in the job's rounds: its count, or
+ * with adaptive iterations ceil(min / rounds).
+ */
+int plan_iterations(const struct job *, const struct job_benchmark *b);
 /* Returns the number of runs the job expands to, per machine. */
 size_t plan_count_per_machine(const struct job *);
 /* Fills order[0..nkernels) with the kernel indices of round r. */

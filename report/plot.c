@@ -2,7 +2,6 @@
 #include <cairo-svg.h>
 #include <cairo.h>
 #include <errno.h>
-#include <gsl/gsl_cdf.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -53,96 +52,21 @@ plot_format_ext(enum plot_format f)
 	return f == PLOT_SVG ? "svg" : "png";
 }
 
-/* The t interval of the mean of x transformed by f (NULL: identity). */
-static int
-plot_t_interval(const double *x, size_t n, double (*f)(double), double *lo,
-    double *hi)
-{
-	double *y, h, m = 0;
-	size_t	i;
-
-	if (n < 2)
-		return -1;
-	y = xcalloc(n, sizeof *y);
-	for (i = 0; i < n; i++) {
-		y[i] = f != NULL ? f(x[i]) : x[i];
-		m += y[i];
-	}
-	m /= (double)n;
-	h = stats_ci_halfwidth(y, n);
-	free(y);
-	*lo = m - h;
-	*hi = m + h;
-	return isfinite(*lo) && isfinite(*hi) ? 0 : -1;
-}
-
-/* Returns 1/x. */
-static double
-plot_inv(double x)
-{
-	return 1 / x;
-}
-
-/* Compares doubles for qsort. */
-static int
-plot_dcmp(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
-/* The order-statistic interval of the median (see plot.h). */
-static int
-plot_median_interval(const double *x, size_t n, double *lo, double *hi)
-{
-	double *s;
-	size_t	l = 0;
-
-	if (n < 1)
-		return -1;
-	while (l + 1 <= n / 2 &&
-	    gsl_cdf_binomial_P((unsigned)l, 0.5, (unsigned)n) <= 0.025)
-		l++;
-	if (l == 0)
-		l = 1;
-	s = xcalloc(n, sizeof *s);
-	memcpy(s, x, n * sizeof *s);
-	qsort(s, n, sizeof *s, plot_dcmp);
-	*lo = s[l - 1];
-	*hi = s[n - l];
-	free(s);
-	return 0;
-}
-
+/*
+ * The 95% interval of the cell's statistic (stats_interval); a median of
+ * fewer than 6 samples gets [min, max].
+ */
 int
 plot_interval(const struct compare_table *t, const struct compare_cell *c,
     double *lo, double *hi)
 {
-	double a, b;
-
-	switch (t->stat) {
-	case COMPARE_MEDIAN:
-		return plot_median_interval(c->x, c->n, lo, hi);
-	case COMPARE_HMEAN:
-		if (!(c->sum.min > 0) ||
-		    plot_t_interval(c->x, c->n, plot_inv, &a, &b) == -1)
-			return -1;
-		if (a <= 0)
-			return -1;
-		*lo = 1 / b;
-		*hi = 1 / a;
+	if (stats_interval(c->x, c->n, compare_stat_test(t->stat), lo, hi) == 0)
 		return 0;
-	case COMPARE_GMEAN:
-		if (!(c->sum.min > 0) ||
-		    plot_t_interval(c->x, c->n, log, &a, &b) == -1)
-			return -1;
-		*lo = exp(a);
-		*hi = exp(b);
-		return 0;
-	default:
-		return plot_t_interval(c->x, c->n, NULL, lo, hi);
-	}
+	if (t->stat != COMPARE_MEDIAN || c->n < 1)
+		return -1;
+	*lo = c->sum.min;
+	*hi = c->sum.max;
+	return 0;
 }
 
 /* Widens [*lo, *hi] to hold v (NAN is ignored). */

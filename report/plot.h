@@ -6,7 +6,7 @@
  * title "benchmark: metric (statistic, lower/higher is better)".  A change
  * significant against the base column is marked with '*' above its point.
  *
- * Intervals (plot_interval):
+ * Intervals (plot_interval, from stats_interval):
  *	AMean	mean +- t(0.975, n-1) * s / sqrt(n)
  *	HMean	the same interval on 1/x, inverted
  *	GMean	the same interval on ln x, exponentiated

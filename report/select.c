@@ -498,6 +498,8 @@ sel_build(const struct sel_table *g, const struct select_query *q,
 		    ? xasprintf("%s-%s", out->values[i], out->swept)
 		    : xstrdup(*g->rows[i] ? g->rows[i] : "default");
 		compare_table_add_row(t, label);
+		select_adapt_note(all, g, g->rows[i],
+		    g->nrows > 1 ? t->rows[i].name : NULL, t);
 		free(label);
 	}
 	sel_finish(g, q, all, t);
@@ -635,6 +637,7 @@ sel_build_metrics(const struct sel_table *m, const struct select_query *q,
 		compare_table_add_row(t,
 		    m->labels[i] != NULL ? m->labels[i] : m->rows[i]);
 	}
+	select_adapt_note(all, m, params, NULL, t);
 	sel_finish(m, q, all, t);
 	out->table = t;
 }
@@ -747,7 +750,8 @@ select_tables(struct db *db, const struct select_query *q,
 		goto out;
 	r->by = g.by;
 	if (db_samples_of_jobs(db, jobs, q->njobs, q->benchmark, q->metric,
-		sel_sample_cb, &g, cause) == -1)
+		sel_sample_cb, &g, cause) == -1 ||
+	    select_adapt_gather(db, jobs, q->njobs, &g, cause) == -1)
 		goto out;
 	rc = SELECT_REFUSED;
 	if (g.conflict != NULL) {
@@ -765,6 +769,7 @@ out:
 		sel_table_free(&g.v[i]);
 	free(g.v);
 	free(g.conflict);
+	select_adapt_free(&g);
 	free(jobs);
 	return rc;
 }

@@ -1,12 +1,14 @@
 /*
  * Internals of report/select.c shared with report/select_pool.c (what a
- * cell pools, the machines of a column, the base); not for other files.
+ * cell pools, the machines of a column, the base) and report/select_adapt.c
+ * (adaptive iterations under a table); not for other files.
  */
 #ifndef HILAB_SELECT_INT_H
 #define HILAB_SELECT_INT_H
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "report/select.h"
 
@@ -69,10 +71,28 @@ struct sel_table {
 	size_t		 nruns;
 };
 
+/* One kernel's adaptive iterations in a group (db_adapt). */
+struct sel_adapt {
+	long long job;
+	char	 *machine;
+	char	 *kernel;
+	char	 *benchmark;
+	char	 *params;
+	char	 *metric;
+	char	 *statistic;
+	int	  iterations;
+	double	  precision; /* NAN: no interval */
+	double	  target;
+	bool	  reached;
+	bool	  done;
+};
+
 /* Every table while the samples are gathered, by the resolved columns. */
 struct sel_gather {
 	struct sel_table *v;
 	size_t		  n;
+	struct sel_adapt *adapt; /* the jobs' adaptive iterations */
+	size_t		  nadapt;
 	enum select_by	  by;	    /* what the columns are */
 	bool		  split;    /* a table per machine */
 	bool		  several;  /* the selection spans several machines */
@@ -96,5 +116,16 @@ int select_refuse_pooled(const struct sel_gather *, char **cause);
 /* SELECT_REFUSED with *cause when a table has no column base; else 0. */
 int select_check_base(const struct sel_gather *, const char *base,
     char **cause);
+
+/* select_adapt.c: reads the jobs' adaptive iterations into g. */
+int  select_adapt_gather(struct db *, const int64_t *jobs, size_t njobs,
+     struct sel_gather *g, char **cause);
+void select_adapt_free(struct sel_gather *);
+/*
+ * Adds under t, when benchmark tg's params had adaptive iterations, what
+ * each column measured and reached; label (may be NULL) names the row.
+ */
+void select_adapt_note(const struct sel_gather *, const struct sel_table *tg,
+    const char *params, const char *label, struct compare_table *t);
 
 #endif

@@ -346,21 +346,123 @@ stats_ci_halfwidth(const double *x, size_t n)
 	return gsl_cdf_tdist_Qinv(0.025, (double)(n - 1)) * sd / sqrt(n);
 }
 
+/* The t interval of the mean of y, already transformed; -1 if none. */
+static int
+stats_t_interval(const double *y, size_t n, double *lo, double *hi)
+{
+	double m, h;
+
+	if (n < 2)
+		return -1;
+	m = gsl_stats_mean(y, 1, n);
+	h = stats_ci_halfwidth(y, n);
+	*lo = m - h;
+	*hi = m + h;
+	return isfinite(*lo) && isfinite(*hi) ? 0 : -1;
+}
+
+/*
+ * The order-statistic interval of the median: [x(l), x(n+1-l)], l the
+ * largest with P(B <= l-1) <= 0.025 for B ~ Binomial(n, 1/2); -1 for
+ * n < 6, where no pair of order statistics reaches 95%.
+ */
+static int
+stats_median_interval(const double *x, size_t n, double *lo, double *hi)
+{
+	double *s;
+	size_t	l = 0;
+
+	while (l + 1 <= n / 2 &&
+	    gsl_cdf_binomial_P((unsigned)l, 0.5, (unsigned)n) <= 0.025)
+		l++;
+	if (l == 0)
+		return -1;
+	s = stats_sorted(x, n);
+	*lo = s[l - 1];
+	*hi = s[n - l];
+	free(s);
+	return 0;
+}
+
+/* The 95% CI of the statistic the test kind compares; see stats.h. */
+int
+stats_interval(const double *x, size_t n, enum stats_test_kind kind, double *lo,
+    double *hi)
+{
+	double *y, a, b;
+	int	rc;
+
+	if (kind == STATS_TEST_MWU)
+		return stats_median_interval(x, n, lo, hi);
+	if (kind == STATS_TEST_NONE || n < 2 ||
+	    (y = stats_transform(x, n, kind)) == NULL)
+		return -1;
+	rc = stats_t_interval(y, n, &a, &b);
+	free(y);
+	if (rc == -1 || kind == STATS_TEST_WELCH) {
+		*lo = a;
+		*hi = b;
+		return rc;
+	}
+	if (kind == STATS_TEST_WELCH_LOG) {
+		*lo = exp(a);
+		*hi = exp(b);
+		return 0;
+	}
+	if (!(a > 0))
+		return -1; /* the interval of 1/x reaches 0: no upper end */
+	*lo = 1 / b;
+	*hi = 1 / a;
+	return 0;
+}
+
+/* The statistic the test kind compares, of a summary. */
+static double
+stats_statistic(const struct stats_summary *s, enum stats_test_kind kind)
+{
+	switch (kind) {
+	case STATS_TEST_WELCH_INV:
+		return s->hmean;
+	case STATS_TEST_WELCH_LOG:
+		return s->gmean;
+	case STATS_TEST_MWU:
+		return s->median;
+	default:
+		return s->amean;
+	}
+}
+
+/* The relative half-width of the statistic's 95% CI; see stats.h. */
+double
+stats_precision(const double *x, size_t n, enum stats_test_kind kind)
+{
+	struct stats_summary s;
+	double		     lo, hi, v;
+
+	if (stats_interval(x, n, kind, &lo, &hi) == -1 ||
+	    stats_summarize(x, n, &s) == -1)
+		return NAN;
+	v = stats_statistic(&s, kind);
+	if (!(fabs(v) > 0))
+		return NAN;
+	return (hi - lo) / 2 / fabs(v);
+}
+
 /*
  * Returns 1 when a kernel's runs may stop: n reached max_n, or n reached
- * min_n and the 95% CI half-width is within w (a fraction) of the mean.
- * Never looks at another kernel's samples.
+ * min_n and the statistic's 95% CI half-width is within w (a fraction) of
+ * it.  Never looks at another kernel's samples.
  */
 int
-stats_precision_reached(const double *x, size_t n, double w, size_t min_n,
-    size_t max_n)
+stats_precision_reached(const double *x, size_t n, enum stats_test_kind kind,
+    double w, size_t min_n, size_t max_n)
 {
-	double m;
+	double p;
 
 	if (n >= max_n)
 		return 1;
-	if (n < min_n || n < 2)
+	if (n < min_n)
 		return 0;
-	m = gsl_stats_mean(x, 1, n);
-	return stats_ci_halfwidth(x, n) <= w * fabs(m);
+	p = stats_precision(x, n, kind);
+	return !isnan(p) && p <= w;
 }

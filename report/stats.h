@@ -68,7 +68,30 @@ void	    stats_test_run(enum stats_test_kind, const double *, size_t,
 	   const double *, size_t, struct stats_test *);
 size_t	    stats_test_min_n(enum stats_test_kind);
 const char *stats_test_name(enum stats_test_kind);
-double	    stats_ci_halfwidth(const double *, size_t);
-int stats_precision_reached(const double *, size_t, double, size_t, size_t);
+/* The half-width of the 95% CI of the mean (t), NAN for n < 2. */
+double stats_ci_halfwidth(const double *, size_t);
+/*
+ * The 95% confidence interval of the statistic the test kind compares:
+ * Student's t on x (AMean), the same on 1/x inverted (HMean) and on ln x
+ * exponentiated (GMean), the distribution-free order-statistic interval
+ * of the median [x(l), x(n+1-l)], l the largest with P(B <= l-1) <= 0.025
+ * for B ~ Binomial(n, 1/2) (MWU).  Returns 0 with [*lo, *hi], or -1 where
+ * there is none: n < 2 (n < 6 for the median), x outside the transform's
+ * domain, an interval of 1/x that reaches 0.
+ */
+int stats_interval(const double *, size_t, enum stats_test_kind, double *lo,
+    double *hi);
+/*
+ * The precision of the statistic: the half-width of its stats_interval
+ * relative to it (0.02 for +-2%), NAN where there is no interval or the
+ * statistic is 0.
+ */
+double stats_precision(const double *, size_t, enum stats_test_kind);
+/*
+ * 1 when runs may stop: n reached max_n, or min_n with stats_precision
+ * at most w.  Never looks at another kernel's samples.
+ */
+int stats_precision_reached(const double *, size_t, enum stats_test_kind,
+    double w, size_t min_n, size_t max_n);
 
 #endif

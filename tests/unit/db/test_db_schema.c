@@ -73,8 +73,8 @@ test_create(void **state)
 		"SELECT count(*) FROM sqlite_master "
 		"WHERE name IN ('machines', 'kernels', 'jobs', 'runs', "
 		"'run_results', 'samples', 'metrics', 'events', 'v_runs', "
-		"'v_samples')"),
-	    10);
+		"'v_samples', 'adaptive')"),
+	    11);
 	db_close(db);
 	if (dbtest_have_cli()) {
 		char *mode = dbtest_cli(path, "PRAGMA journal_mode;");

@@ -430,11 +430,50 @@ test_precision(void **state)
 
 	/* t(0.975, 9) = 2.262: half-width 2.262 * 0.667 / sqrt(10). */
 	assert_digits(stats_ci_halfwidth(tight, 10), "0.477");
-	assert_true(stats_precision_reached(tight, 10, 0.01, 10, 30));
-	assert_false(stats_precision_reached(tight, 9, 0.01, 10, 30));
-	assert_false(stats_precision_reached(loose, 10, 0.01, 10, 30));
-	assert_true(stats_precision_reached(loose, 10, 0.01, 5, 10));
-	assert_true(stats_precision_reached(loose, 10, 0.5, 5, 30));
+	assert_true(
+	    stats_precision_reached(tight, 10, STATS_TEST_WELCH, 0.01, 10, 30));
+	assert_false(
+	    stats_precision_reached(tight, 9, STATS_TEST_WELCH, 0.01, 10, 30));
+	assert_false(
+	    stats_precision_reached(loose, 10, STATS_TEST_WELCH, 0.01, 10, 30));
+	assert_true(
+	    stats_precision_reached(loose, 10, STATS_TEST_WELCH, 0.01, 5, 10));
+	assert_true(
+	    stats_precision_reached(loose, 10, STATS_TEST_WELCH, 0.5, 5, 30));
+}
+
+/*
+ * The precision of each statistic: its 95% CI half-width relative to it,
+ * on the transformed scale for HMean and GMean (t(0.975, 4) = 2.776445),
+ * order statistics for the median (n = 6: [x(1), x(6)], none below 6).
+ */
+static void
+test_precision_statistics(void **state)
+{
+	double lo, hi;
+
+	assert_digits(stats_precision(v1_base, 5, STATS_TEST_WELCH),
+	    "0.0467439");
+	assert_int_equal(stats_interval(v2_base, 5, STATS_TEST_WELCH_INV, &lo,
+			     &hi),
+	    0);
+	assert_digits(lo, "980.5454");
+	assert_digits(hi, "1019.8258");
+	assert_digits(stats_precision(v2_base, 5, STATS_TEST_WELCH_INV),
+	    "0.0196441");
+	assert_digits(stats_precision(v2_base, 5, STATS_TEST_WELCH_LOG),
+	    "0.0196363");
+	assert_digits(stats_precision(v3_base, 6, STATS_TEST_MWU), "0.117647");
+	assert_true(isnan(stats_precision(v3_base, 5, STATS_TEST_MWU)));
+	assert_true(isnan(stats_precision(v1_base, 1, STATS_TEST_WELCH)));
+	/* Constant samples: an interval of width 0, precision 0. */
+	assert_digits(stats_precision((const double[]){ 3, 3, 3 }, 3,
+			  STATS_TEST_WELCH),
+	    "0.000");
+	assert_true(
+	    stats_precision_reached(v3_base, 6, STATS_TEST_MWU, 0.12, 6, 30));
+	assert_false(
+	    stats_precision_reached(v3_base, 6, STATS_TEST_MWU, 0.11, 6, 30));
 }
 
 static void
@@ -481,6 +520,7 @@ main(void)
 		cmocka_unit_test(test_mwu_method),
 		cmocka_unit_test(test_small_n_warning),
 		cmocka_unit_test(test_precision),
+		cmocka_unit_test(test_precision_statistics),
 		cmocka_unit_test(test_boots),
 	};
 
