@@ -200,6 +200,17 @@ catalog_parse_build(struct conf_file *f, const struct conf_key *k,
 	catalog_parse_list(f, k, v, &in->build, &in->nbuild);
 }
 
+/* An install's "prepare": an argv template, params as the command's. */
+static void
+catalog_parse_prepare(struct conf_file *f, const struct conf_key *k,
+    yaml_node_t *v, void *dst)
+{
+	struct catalog_install *in = dst;
+
+	conf_parse_strv(f, k, v, &in->prepare);
+	in->nprepare = conf_strv_len(in->prepare);
+}
+
 #define INS(f) offsetof(struct catalog_install, f)
 
 static const struct conf_key catalog_install_keys[] = {
@@ -208,6 +219,9 @@ static const struct conf_key catalog_install_keys[] = {
 	{ .name = "build",
 	    .parse = catalog_parse_build,
 	    .expect = "a command or a list of commands" },
+	{ .name = "prepare",
+	    .parse = catalog_parse_prepare,
+	    .expect = CATALOG_ARGV },
 	{ .name = NULL },
 };
 
@@ -230,6 +244,10 @@ catalog_parse_install(struct conf_file *f, const struct conf_key *k,
 	if ((in->package == NULL) == (in->source == NULL))
 		conf_error(f, v,
 		    "install: give either \"package\" or \"source\"");
+	else if (in->prepare != NULL && in->source == NULL)
+		conf_error_key(f, v, "prepare",
+		    "install: \"prepare\" needs \"source\": it runs in the "
+		    "built tree");
 }
 
 /* A server's "command": its argv template. */
@@ -439,6 +457,7 @@ struct catalog_check {
 	struct conf_file	       *f;
 	yaml_node_t		       *node;
 	const struct catalog_benchmark *b;
+	const char		       *key; /* the template's key */
 };
 
 /* Template callback at load: every placeholder must be a param. */
@@ -448,26 +467,26 @@ catalog_check_cb(void *arg, const char *name)
 	struct catalog_check *ck = arg;
 
 	if (catalog_param_find(ck->b, name) == NULL)
-		conf_error(ck->f, ck->node,
-		    "command: unknown placeholder \"{%s}\"", name);
+		conf_error(ck->f, ck->node, "%s: unknown placeholder \"{%s}\"",
+		    ck->key, name);
 	return ("");
 }
 
-/* Checks the placeholders of an argv template read from sequence seq. */
+/* Checks the placeholders of an argv template (key's, read from seq). */
 static void
 catalog_check_command(struct conf_file *f, yaml_node_t *seq,
-    const struct catalog_benchmark *b, char **argv)
+    const struct catalog_benchmark *b, char **argv, const char *key)
 {
-	struct catalog_check ck = { f, NULL, b };
+	struct catalog_check ck = { f, NULL, b, key };
 	size_t		     i;
 
 	for (i = 0; argv[i] != NULL && i < conf_seq_len(seq); i++) {
 		ck.node = conf_seq_item(f, seq, i);
 		if (catalog_template(argv[i], NULL, catalog_check_cb, &ck) != 0)
 			conf_error(f, ck.node,
-			    "command: lone brace in \"%s\" (write {{ or }} "
-			    "for a brace)",
-			    argv[i]);
+			    "%s: lone brace in \"%s\" (write {{ or }} for a "
+			    "brace)",
+			    key, argv[i]);
 	}
 }
 
@@ -480,14 +499,21 @@ catalog_check(struct conf_file *f, yaml_node_t *root,
     const struct catalog_benchmark *b)
 {
 	yaml_node_t *server = conf_map_value(f, root, "server");
+	yaml_node_t *install = conf_map_value(f, root, "install");
 
 	if (b->command != NULL)
 		catalog_check_command(f, conf_map_value(f, root, "command"), b,
-		    b->command);
+		    b->command, "command");
 	if (server != NULL && server->type == YAML_MAPPING_NODE)
 		server = conf_map_value(f, server, "command");
 	if (b->server.command != NULL && server != NULL)
-		catalog_check_command(f, server, b, b->server.command);
+		catalog_check_command(f, server, b, b->server.command,
+		    "command");
+	if (install != NULL && install->type == YAML_MAPPING_NODE)
+		install = conf_map_value(f, install, "prepare");
+	if (b->install.prepare != NULL && install != NULL)
+		catalog_check_command(f, install, b, b->install.prepare,
+		    "prepare");
 	if (b->parser != NULL && parse_find(b->parser) == NULL)
 		conf_error_key(f, root, "parser",
 		    "parser \"%s\": unknown parser", b->parser);
@@ -520,6 +546,7 @@ catalog_benchmark_clear(struct catalog_benchmark *b)
 	free(b->install.package);
 	free(b->install.source);
 	conf_strv_free(b->install.build);
+	conf_strv_free(b->install.prepare);
 	conf_strv_free(b->server.command);
 	free(b->parser);
 	free(b->parser_args);

@@ -73,6 +73,9 @@ struct catalog_install {
 	char  *source;	/* tarball name in the mirror directory */
 	char **build;	/* shell commands run in the unpacked tree */
 	size_t nbuild;
+	char **prepare; /* argv template run in the built tree per
+			   parameter combination a job plans, or NULL */
+	size_t nprepare;
 };
 
 /* A server the benchmark needs running on the host during its runs. */

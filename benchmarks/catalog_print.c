@@ -22,7 +22,10 @@ catalog_print_param(struct conf_emit *e, const struct catalog_param *p)
 	conf_emit_end(e);
 }
 
-/* "install": a package, or a source tarball and its build commands. */
+/*
+ * "install": a package, or a source tarball, its build commands and its
+ * prepare command.
+ */
 static void
 catalog_print_install(struct conf_emit *e, const struct catalog_install *in)
 {
@@ -31,6 +34,7 @@ catalog_print_install(struct conf_emit *e, const struct catalog_install *in)
 	conf_emit_str(e, "package", in->package);
 	conf_emit_str(e, "source", in->source);
 	conf_emit_strv(e, "build", in->build, in->nbuild);
+	conf_emit_strv(e, "prepare", in->prepare, in->nprepare);
 	conf_emit_end(e);
 }
 

@@ -69,8 +69,9 @@ bench_metrics_json(const struct catalog_benchmark *b)
 static json_t *
 bench_install_json(const struct catalog_install *in)
 {
-	return json_pack("{s:s?, s:s?, s:o}", "package", in->package, "source",
-	    in->source, "build", bench_strings(in->build, in->nbuild));
+	return json_pack("{s:s?, s:s?, s:o, s:o}", "package", in->package,
+	    "source", in->source, "build", bench_strings(in->build, in->nbuild),
+	    "prepare", bench_strings(in->prepare, in->nprepare));
 }
 
 /* The server the benchmark needs, as JSON: null when none. */

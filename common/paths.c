@@ -36,3 +36,10 @@ paths_agent_dir(void)
 		? HILAB_LIBEXECDIR
 		: HILAB_BUILDDIR "/agents");
 }
+
+/* Benchmarks built on the controller: HILAB_BENCH_CACHE or the default. */
+const char *
+paths_bench_cache(void)
+{
+	return paths_env("HILAB_BENCH_CACHE", PATHS_BENCH_CACHE);
+}

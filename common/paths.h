@@ -2,9 +2,10 @@
 #ifndef HILAB_PATHS_H
 #define HILAB_PATHS_H
 
-#define PATHS_DB       "/var/lib/hilab/hilab.db"
-#define PATHS_SOCKET   "/run/hilab/control.sock"
-#define PATHS_MACHINES "/etc/hilab/machines"
+#define PATHS_DB	  "/var/lib/hilab/hilab.db"
+#define PATHS_SOCKET	  "/run/hilab/control.sock"
+#define PATHS_MACHINES	  "/etc/hilab/machines"
+#define PATHS_BENCH_CACHE "/var/cache/hilab/bench"
 
 /* How both programs' --help tells these paths, the defaults above. */
 #define PATHS_DB_HELP "the database (HILAB_DB, default " PATHS_DB ")"
@@ -23,5 +24,7 @@ void paths_defaults(const char **db, const char **sock, const char **machines,
     const char **catalog);
 /* The directory holding hilab-agent builds: HILAB_AGENT_DIR or libexec. */
 const char *paths_agent_dir(void);
+/* Benchmarks built on the controller: HILAB_BENCH_CACHE or the default. */
+const char *paths_bench_cache(void);
 
 #endif

@@ -357,6 +357,7 @@ job_benchmark_clear(struct job_benchmark *b)
 	free(b->install.package);
 	free(b->install.source);
 	conf_strv_free(b->install.build);
+	conf_strv_free(b->install.prepare);
 	conf_strv_free(b->server.argv);
 }
 

@@ -88,6 +88,8 @@ struct job_install {
 	char  *package; /* a Debian package, or NULL */
 	char  *source;	/* a tarball in the mirror directory, or NULL */
 	char **build;	/* shell commands, NULL-terminated, or NULL */
+	char **prepare; /* argv template run in the built tree per
+			   parameter combination, or NULL */
 };
 
 /* A server the benchmark needs running on the host during its runs. */

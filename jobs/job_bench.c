@@ -455,6 +455,8 @@ job_resolve_setup(const struct catalog_benchmark *cb, struct job_benchmark *b)
 	    cb->install.source ? xstrdup(cb->install.source) : NULL;
 	b->install.build =
 	    job_copy_strings(cb->install.build, cb->install.nbuild);
+	b->install.prepare =
+	    job_copy_strings(cb->install.prepare, cb->install.nprepare);
 	b->server.argv =
 	    job_copy_strings(cb->server.command, cb->server.ncommand);
 	b->server.port = (int)cb->server.port;

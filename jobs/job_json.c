@@ -93,6 +93,18 @@ job_json_metrics(const struct job_benchmark *b)
 	return a;
 }
 
+/* Sets key to the strings of v, NULL-terminated, unless there are none. */
+static void
+job_json_set_strv(json_t *o, const char *key, char **v)
+{
+	size_t n;
+
+	for (n = 0; v != NULL && v[n] != NULL; n++)
+		;
+	if (n > 0)
+		json_object_set_new(o, key, job_json_strings(v, n));
+}
+
 /* Adds how the tool is installed and the server it needs, when said. */
 static void
 job_json_setup(json_t *o, const struct job_benchmark *b)
@@ -104,13 +116,8 @@ job_json_setup(json_t *o, const struct job_benchmark *b)
 		in = json_object();
 		job_json_set_str(in, "package", b->install.package);
 		job_json_set_str(in, "source", b->install.source);
-		for (n = 0;
-		     b->install.build != NULL && b->install.build[n] != NULL;
-		     n++)
-			;
-		if (n > 0)
-			json_object_set_new(in, "build",
-			    job_json_strings(b->install.build, n));
+		job_json_set_strv(in, "build", b->install.build);
+		job_json_set_strv(in, "prepare", b->install.prepare);
 		json_object_set_new(o, "install", in);
 	}
 	if (b->server.argv == NULL)
@@ -450,19 +457,25 @@ job_json_setup_get(json_t *in, json_t *sv, struct job_benchmark *b,
     char **cause)
 {
 	const char  *package = NULL, *source = NULL;
-	json_t	    *build = NULL, *cmd;
+	json_t	    *build = NULL, *prepare = NULL, *cmd;
 	json_error_t err;
 	size_t	     n = 0;
 
 	if (in != NULL &&
-	    json_unpack_ex(in, &err, JSON_STRICT, "{s?s, s?s, s?o}", "package",
-		&package, "source", &source, "build", &build) != 0)
+	    json_unpack_ex(in, &err, JSON_STRICT, "{s?s, s?s, s?o, s?o}",
+		"package", &package, "source", &source, "build", &build,
+		"prepare", &prepare) != 0)
 		return job_json_fail(cause, "install", err.text);
 	b->install.package = job_json_dup(package);
 	b->install.source = job_json_dup(source);
 	if (build != NULL &&
 	    job_json_get_strings(build, true, &b->install.build, &n, "build",
 		cause) == -1)
+		return -1;
+	n = 0;
+	if (prepare != NULL &&
+	    job_json_get_strings(prepare, true, &b->install.prepare, &n,
+		"prepare", cause) == -1)
 		return -1;
 	if (sv == NULL)
 		return 0;

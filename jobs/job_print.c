@@ -100,6 +100,8 @@ job_print_setup(struct conf_emit *e, const struct job_benchmark *b)
 			conf_emit_str(e, "source", b->install.source);
 		if ((n = job_print_len(b->install.build)) > 0)
 			conf_emit_strv(e, "build", b->install.build, n);
+		if ((n = job_print_len(b->install.prepare)) > 0)
+			conf_emit_strv(e, "prepare", b->install.prepare, n);
 		conf_emit_end(e);
 	}
 	if (b->server.argv == NULL)

@@ -29,6 +29,7 @@
 static const char *const inv_kinds[] = { "ssh", "libvirt", NULL };
 static const char *const inv_arches[] = { "x86_64", "aarch64", NULL };
 static const char *const inv_ipmi_ifs[] = { "lan", "lanplus", NULL };
+static const char *const inv_build_on[] = { "host", "controller", NULL };
 
 /* A string with no blanks or control characters (host, user). */
 static void
@@ -410,6 +411,10 @@ static const struct conf_key inv_machine_keys[] = {
 	    .off = MACH(notes),
 	    .flags = CONF_EMPTY_OK },
 	{ .name = "mirror", .parse = conf_parse_path, .off = MACH(mirror) },
+	{ .name = "build_on",
+	    .parse = conf_parse_enum,
+	    .off = MACH(build_on),
+	    .choices = inv_build_on },
 	{ .name = "health_check",
 	    .parse = conf_parse_strv,
 	    .off = MACH(health_check),

@@ -302,6 +302,18 @@ inv_power_check(struct conf_file *f, yaml_node_t *map, struct machine *m)
 		    ipmi ? MACHINE_POWER_IPMI : MACHINE_POWER_COMMAND;
 }
 
+/* A controller build needs the mirror its tarballs come from. */
+static void
+inv_build_on_check(struct conf_file *f, yaml_node_t *map,
+    const struct machine *m)
+{
+	if (m->build_on == MACHINE_BUILD_CONTROLLER && m->mirror == NULL)
+		conf_error_key(f, map, "build_on",
+		    "\"build_on: controller\" needs \"mirror\": the "
+		    "directory of the source tarballs built on the "
+		    "controller");
+}
+
 /* Fills in the power section's defaults. */
 static void
 inv_power_defaults(struct machine_power *pw)
@@ -379,6 +391,7 @@ inv_machine_check(struct conf_file *f, yaml_node_t *map, struct machine *m)
 		conf_error(f, conf_node(f, p->key),
 		    "\"libvirt\" is only allowed with kind libvirt");
 	inv_power_check(f, map, m);
+	inv_build_on_check(f, map, m);
 	inventory_boot_check(f, map, m);
 	if (tmap != NULL && tmap->type == YAML_MAPPING_NODE)
 		inv_llc_check(f, tmap, &m->topo);

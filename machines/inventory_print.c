@@ -160,6 +160,8 @@ inventory_print_machine(FILE *fp, const struct machine *m)
 		inv_print_power(e, &m->power);
 	inventory_boot_print(e, &m->boot);
 	conf_emit_str(e, "mirror", m->mirror);
+	if (m->build_on == MACHINE_BUILD_CONTROLLER)
+		conf_emit_str(e, "build_on", "controller");
 	inv_print_argv(e, "health_check", m->health_check);
 	conf_emit_str(e, "notes", m->notes);
 	conf_emit_end(e);

@@ -14,6 +14,12 @@ enum machine_kind {
 	MACHINE_LIBVIRT, /* a VM hilab defines and boots itself */
 };
 
+/* Where a benchmark's source install is built (machine file "build_on"). */
+enum machine_build_on {
+	MACHINE_BUILD_HOST = 0,	  /* on the host itself (the default) */
+	MACHINE_BUILD_CONTROLLER, /* on the controller, for the host's arch */
+};
+
 /* Expected topology; -1 (or NULL) where the file does not say. */
 struct machine_topology {
 	int   cpus; /* logical CPUs online */
@@ -156,12 +162,13 @@ struct machine {
 	char		       *mirror; /* controller directory of .deb
 					   files and source tarballs
 					   for benchmarks, or NULL */
-	char **health_check;		/* argv of the check after a
-					   recovery, or NULL: a short
-					   hackbench */
-	struct machine_libvirt libvirt; /* kind libvirt only */
-	struct machine_power   power;	/* kind ssh only */
-	struct machine_boot    boot;	/* kind ssh only */
+	enum machine_build_on build_on;
+	char		    **health_check; /* argv of the check after a
+					       recovery, or NULL: a short
+					       hackbench */
+	struct machine_libvirt libvirt;	    /* kind libvirt only */
+	struct machine_power   power;	    /* kind ssh only */
+	struct machine_boot    boot;	    /* kind ssh only */
 };
 
 /*

@@ -4,7 +4,8 @@
  * its src/ and built there by the catalog's build commands, which may
  * install into $PREFIX; .installed then holds the build's stamp: the
  * tarball's name and a hash of the build commands, so a changed catalog
- * entry is built again.
+ * entry is built again.  The entry's prepare command then runs in src/ for
+ * each parameter combination the job plans on the machine.
  */
 #include <inttypes.h>
 #include <stdbool.h>
@@ -19,11 +20,12 @@
 #include "hilabd/setup/setup.h"
 #include "hilabd/worker_ctx.h"
 #include "jobs/job.h"
+#include "jobs/plan.h"
 #include "machines/machine.h"
 #include "machines/ssh.h"
 
 /* The stamp of a source build: "<tarball> <FNV-1a of the build>". */
-static char *
+char *
 install_source_stamp(const struct job_benchmark *b)
 {
 	uint64_t    h = 14695981039346656037ULL;
@@ -56,7 +58,7 @@ install_source_built(const struct job_benchmark *b, const char *source)
 }
 
 /* The script that unpacks a tarball into prefix/src and builds it. */
-static char *
+char *
 install_source_script(const char *prefix, const struct job_benchmark *b)
 {
 	char  *qp = ssh_host_quote(prefix), *qs, *qt, *stamp, *s, *next;
@@ -90,7 +92,7 @@ install_source_script(const char *prefix, const struct job_benchmark *b)
 }
 
 /* The tarball's path in the mirror (caller frees), or NULL with *cause. */
-static char *
+char *
 install_source_local(struct worker_ctx *ctx, const struct job_benchmark *b,
     char **cause)
 {
@@ -144,4 +146,67 @@ out:
 	free(local);
 	free(prefix);
 	return rc;
+}
+
+/* Whether run i repeats the machine, benchmark and params of an earlier. */
+static bool
+install_prepare_seen(const struct plan *pl, size_t i)
+{
+	const struct plan_run *p = &pl->runs[i], *q;
+	size_t		       j;
+
+	for (j = 0; j < i; j++) {
+		q = &pl->runs[j];
+		if (q->benchmark_index == p->benchmark_index &&
+		    strcmp(q->machine, p->machine) == 0 &&
+		    strcmp(q->params, p->params) == 0)
+			return true;
+	}
+	return false;
+}
+
+/* Appends the prepare command of run p, quoted, as a line of *script. */
+static int
+install_prepare_line(const struct job_benchmark *b, const struct plan_run *p,
+    char **script, char **cause)
+{
+	char **argv = setup_argv(b, b->install.prepare, p, cause), *next;
+	size_t i;
+
+	if (argv == NULL)
+		return -1;
+	for (i = 0; argv[i] != NULL; i++)
+		setup_append_word(script, argv[i]);
+	next = xasprintf("%s\n", *script);
+	free(*script);
+	*script = next;
+	plan_argv_free(argv);
+	return 0;
+}
+
+/* The prepare script of the job's combinations on the machine; setup.h. */
+int
+install_prepare_script(struct worker_ctx *ctx, const struct job_benchmark *b,
+    size_t bench, char **script, char **cause)
+{
+	const struct plan *pl = &ctx->plan;
+	size_t		   i;
+
+	*script = NULL;
+	if (b->install.prepare == NULL)
+		return 0;
+	*script = xstrdup("set -e\ncd src\nset -x\n");
+	for (i = 0; i < pl->n; i++) {
+		if (pl->runs[i].benchmark_index != bench ||
+		    strcmp(pl->runs[i].machine, worker_name(ctx)) != 0 ||
+		    install_prepare_seen(pl, i))
+			continue;
+		if (install_prepare_line(b, &pl->runs[i], script, cause) ==
+		    -1) {
+			free(*script);
+			*script = NULL;
+			return -1;
+		}
+	}
+	return 0;
 }

@@ -19,76 +19,6 @@
 #include "machines/ssh.h"
 
 /*
- * The value of parameter i at s: one of its values followed by ",<next
- * key>=", or by the end for the last parameter; NULL if none is.
- */
-static const char *
-server_param_value(const struct job_benchmark *b, size_t i, const char *s)
-{
-	const char *v, *found = NULL;
-	char	   *sep;
-	size_t	    j, len;
-
-	sep = i + 1 < b->nparams ? xasprintf(",%s=", b->params[i + 1].key)
-				 : xstrdup("");
-	for (j = 0; j < b->params[i].nvalues && found == NULL; j++) {
-		v = b->params[i].values[j];
-		len = strlen(v);
-		if (strncmp(s, v, len) == 0 &&
-		    strncmp(s + len, sep, strlen(sep)) == 0 &&
-		    (*sep != '\0' || s[len] == '\0'))
-			found = v;
-	}
-	free(sep);
-	return found;
-}
-
-/*
- * Splits a run's "key=value,..." into the keys and values of the
- * benchmark's parameters, in order; false if they do not match.
- */
-static bool
-server_param_split(const struct job_benchmark *b, const char *s,
-    const char **keys, const char **values)
-{
-	size_t i, len;
-
-	for (i = 0; i < b->nparams; i++) {
-		keys[i] = b->params[i].key;
-		len = strlen(keys[i]);
-		if (strncmp(s, keys[i], len) != 0 || s[len] != '=')
-			return false;
-		s += len + 1;
-		if ((values[i] = server_param_value(b, i, s)) == NULL)
-			return false;
-		s += strlen(values[i]) + (i + 1 < b->nparams);
-	}
-	return true;
-}
-
-/* Expands the server's argv with the run's parameter values. */
-static char **
-server_argv(const struct job_benchmark *b, const struct plan_run *p,
-    char **cause)
-{
-	const char **keys, **values;
-	char	   **argv = NULL;
-
-	keys = xcalloc(b->nparams + 1, sizeof *keys);
-	values = xcalloc(b->nparams + 1, sizeof *values);
-	if (!server_param_split(b, p->params, keys, values))
-		*cause = xasprintf("run parameters \"%s\" do not match the "
-				   "job",
-		    p->params);
-	else
-		argv = plan_expand_argv(b->server.argv, keys, values,
-		    b->nparams, cause);
-	free(keys);
-	free(values);
-	return argv;
-}
-
-/*
  * The command that stops every server recorded in dir/servers: each pid
  * file names a pid and its start time, so a pid used again since is left
  * alone.  The process group goes (TERM, then KILL after 3 s).
@@ -206,7 +136,7 @@ server_start(struct worker_ctx *ctx, const struct db_run *r,
 	char **argv;
 	int    rc;
 
-	if ((argv = server_argv(b, p, cause)) == NULL)
+	if ((argv = setup_argv(b, b->server.argv, p, cause)) == NULL)
 		return -1;
 	if (path != NULL) {
 		free(argv[0]);

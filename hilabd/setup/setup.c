@@ -1,9 +1,10 @@
 /*
  * What every file of the setup step shares: its events, its own ssh
- * session to the host (commands, output, uploads), and where things go on
- * the host.
+ * session to the host (commands, output, uploads), where things go on the
+ * host, and a run's parameters put into a benchmark's argv templates.
  */
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +15,7 @@
 #include "hilabd/setup/setup.h"
 #include "hilabd/worker_ctx.h"
 #include "jobs/job.h"
+#include "jobs/plan.h"
 #include "machines/machine.h"
 #include "machines/ssh.h"
 
@@ -143,4 +145,73 @@ setup_next_line(char **s)
 	} else
 		*s = line + strlen(line);
 	return line;
+}
+
+/*
+ * The value of parameter i at s: one of its values followed by ",<next
+ * key>=", or by the end for the last parameter; NULL if none is.
+ */
+static const char *
+setup_param_value(const struct job_benchmark *b, size_t i, const char *s)
+{
+	const char *v, *found = NULL;
+	char	   *sep;
+	size_t	    j, len;
+
+	sep = i + 1 < b->nparams ? xasprintf(",%s=", b->params[i + 1].key)
+				 : xstrdup("");
+	for (j = 0; j < b->params[i].nvalues && found == NULL; j++) {
+		v = b->params[i].values[j];
+		len = strlen(v);
+		if (strncmp(s, v, len) == 0 &&
+		    strncmp(s + len, sep, strlen(sep)) == 0 &&
+		    (*sep != '\0' || s[len] == '\0'))
+			found = v;
+	}
+	free(sep);
+	return found;
+}
+
+/*
+ * Splits a run's "key=value,..." into the keys and values of the
+ * benchmark's parameters, in order; false if they do not match.
+ */
+static bool
+setup_param_split(const struct job_benchmark *b, const char *s,
+    const char **keys, const char **values)
+{
+	size_t i, len;
+
+	for (i = 0; i < b->nparams; i++) {
+		keys[i] = b->params[i].key;
+		len = strlen(keys[i]);
+		if (strncmp(s, keys[i], len) != 0 || s[len] != '=')
+			return false;
+		s += len + 1;
+		if ((values[i] = setup_param_value(b, i, s)) == NULL)
+			return false;
+		s += strlen(values[i]) + (i + 1 < b->nparams);
+	}
+	return true;
+}
+
+/* Expands an argv template of the benchmark with the run's parameters. */
+char **
+setup_argv(const struct job_benchmark *b, char *const *tmpl,
+    const struct plan_run *p, char **cause)
+{
+	const char **keys, **values;
+	char	   **argv = NULL;
+
+	keys = xcalloc(b->nparams + 1, sizeof *keys);
+	values = xcalloc(b->nparams + 1, sizeof *values);
+	if (!setup_param_split(b, p->params, keys, values))
+		*cause = xasprintf("run parameters \"%s\" do not match the "
+				   "job",
+		    p->params);
+	else
+		argv = plan_expand_argv(tmpl, keys, values, b->nparams, cause);
+	free(keys);
+	free(values);
+	return argv;
 }

@@ -1,9 +1,9 @@
 /*
  * The setup step's internals: what worker_setup.c (the order of things),
  * setup.c (the step's state, events and its ssh session to the host),
- * tune.c (the job's machine setup), install*.c (the benchmark's tool found
- * and installed) and server.c (the server it needs) share.  Nothing
- * outside these files includes it.
+ * tune.c (the job's machine setup), install*.c (the benchmark's tool
+ * found, built, prepared and installed) and server.c (the server it needs)
+ * share.  Nothing outside these files includes it.
  */
 #ifndef HILAB_SETUP_H
 #define HILAB_SETUP_H
@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "common/sha256.h"
 #include "db/db.h"
 #include "hilabd/worker_ctx.h"
 
@@ -97,6 +98,12 @@ char *setup_prefix(const struct worker_ctx *, const struct job_benchmark *);
 void setup_append_word(char **cmd, const char *s);
 /* Cuts the next line off *s (NULL at the end). */
 char *setup_next_line(char **s);
+/*
+ * Expands an argv template of the benchmark (its server's, its prepare
+ * command) with the run's parameter values; NULL with *cause.
+ */
+char **setup_argv(const struct job_benchmark *, char *const *tmpl,
+    const struct plan_run *, char			   **cause);
 
 /* install.c: the benchmark's tool on the host. */
 
@@ -120,6 +127,40 @@ void install_tools_clear(struct worker_setup *);
 bool install_source_built(const struct job_benchmark *, const char *source);
 int  install_source_build(struct worker_ctx *, const struct db_run *,
      const struct job_benchmark *, char **cause);
+/* What .installed holds after the build: tarball and build hash (free). */
+char *install_source_stamp(const struct job_benchmark *);
+/* The script that unpacks the tarball in prefix and builds it (free). */
+char *install_source_script(const char *prefix, const struct job_benchmark *);
+/* The tarball's path in the mirror (caller frees), or NULL with *cause. */
+char *install_source_local(struct worker_ctx *, const struct job_benchmark *,
+    char **cause);
+/*
+ * The script that runs the benchmark's prepare command, in the prefix's
+ * src, for each parameter combination the job plans for benchmark index
+ * bench on this machine (*script NULL when it has none).
+ */
+int install_prepare_script(struct worker_ctx *, const struct job_benchmark *,
+    size_t bench, char **script, char **cause);
+
+/* install_controller.c: built on the controller ("build_on: controller"). */
+
+/* The controller's build of a benchmark, packed. */
+struct install_prefix {
+	char *archive;		       /* on the controller, or NULL */
+	char  hex[SHA256_HEX_LEN + 1]; /* its sha256 */
+};
+
+/*
+ * Gets the benchmark's prefix built on the controller for the machine's
+ * arch and prepared for the job's parameters: from the cache, else built
+ * now.  Returns 0 with pre filled (free pre->archive), or -1 with *cause.
+ */
+int install_controller_prefix(struct worker_ctx *, const struct db_run *,
+    const struct job_benchmark *, size_t bench, struct install_prefix *pre,
+    char **cause);
+/* Uploads the packed prefix and unpacks it into the host's prefix. */
+int install_controller_upload(struct worker_ctx *, const struct db_run *,
+    const struct job_benchmark *, const struct install_prefix *, char **cause);
 
 /* install_deb.c: a Debian package, from the mirror with dpkg or apt-get. */
 int install_deb_package(struct worker_ctx *, const struct db_run *,

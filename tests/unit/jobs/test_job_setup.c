@@ -1,7 +1,7 @@
 /*
  * What a benchmark needs on its host, from the catalog to the stored job:
- * how its tool is installed and the server it needs, parsed, checked,
- * carried by a resolved job through its JSON and printed.
+ * how its tool is installed and prepared and the server it needs, parsed,
+ * checked, carried by a resolved job through its JSON and printed.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -174,6 +174,39 @@ test_job_json_round_trip(void **state)
 	job_free(job);
 }
 
+static const char stream_job[] =
+    "name: s\nmachines: [m]\nbenchmarks:\n"
+    "  - name: stream\n    params: {ntimes: [10, 100]}\n";
+
+/* A resolved job carries the install's prepare command through its JSON. */
+static void
+test_job_json_prepare(void **state)
+{
+	struct job		   *job = load_text(stream_job), *back;
+	const struct job_benchmark *b;
+	char			   *json, *again, *cause = NULL;
+
+	(void)state;
+	json = job_to_json(job);
+	assert_non_null(strstr(json,
+	    "\"prepare\":[\"./stream\",\"--build\",\"{ntimes}\","
+	    "\"{array_size}\"]"));
+	back = job_from_json(json, &cause);
+	if (back == NULL)
+		fail_msg("%s", cause);
+	b = &back->benchmarks[0];
+	assert_string_equal(b->install.source, "stream-6703f7504a38.tar.gz");
+	assert_string_equal(b->install.prepare[0], "./stream");
+	assert_string_equal(b->install.prepare[3], "{array_size}");
+	assert_null(b->install.prepare[4]);
+	again = job_to_json(back);
+	assert_string_equal(json, again);
+	free(again);
+	free(json);
+	job_free(back);
+	job_free(job);
+}
+
 /* A stored job with a bad server or install is refused. */
 static void
 test_job_json_bad(void **state)
@@ -184,6 +217,9 @@ test_job_json_bad(void **state)
 		"\"server\":{\"port\":1}",
 		"\"install\":{\"package\":\"p\",\"build\":\"make\"}",
 		"\"install\":{\"package\":\"p\",\"url\":\"x\"}",
+		"\"install\":{\"source\":\"s\",\"prepare\":\"./s\"}",
+		"\"install\":{\"source\":\"s\",\"prepare\":[]}",
+		"\"install\":{\"source\":\"s\",\"prepare\":[1]}",
 	};
 	static const char install[] = "\"install\":{\"package\":\"dbench\"}";
 	struct job	 *job = load_text(tbench_job), *back;
@@ -230,6 +266,16 @@ test_job_print(void **state)
 	assert_non_null(strstr(buf,
 	    "  # install: {source: "
 	    "schbench-24e32b8ef67c.tar.gz, build: [make]}\n"));
+	free(buf);
+	job_free(job);
+	job = load_text(stream_job);
+	buf = NULL;
+	f = open_memstream(&buf, &len);
+	job_print(f, job);
+	fclose(f);
+	assert_non_null(strstr(buf,
+	    ", prepare: [./stream, --build, \"{ntimes}\", "
+	    "\"{array_size}\"]}\n"));
 	free(buf);
 	job_free(job);
 }
@@ -284,6 +330,7 @@ main(void)
 		cmocka_unit_test(test_server_list),
 		cmocka_unit_test(test_server_errors),
 		cmocka_unit_test(test_job_json_round_trip),
+		cmocka_unit_test(test_job_json_prepare),
 		cmocka_unit_test(test_job_json_bad),
 		cmocka_unit_test(test_job_print),
 		cmocka_unit_test(test_custom_has_none),

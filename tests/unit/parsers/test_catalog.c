@@ -314,6 +314,51 @@ test_print_round_trip(void **state)
 	catalog_free(cat);
 }
 
+/*
+ * An install's prepare command: an argv template of the entry's params,
+ * printed by "hilab benchmarks show" and read back; it needs a source
+ * tarball, and its placeholders must be params.
+ */
+static void
+test_prepare(void **state)
+{
+	struct catalog		       *cat = shipped(), *back;
+	const struct catalog_benchmark *b = catalog_find(cat, "stream");
+	char			       *text, *path, *cause = NULL;
+
+	assert_non_null(b);
+	assert_int_equal(b->install.nprepare, 4);
+	assert_string_equal(b->install.prepare[1], "--build");
+	assert_string_equal(b->install.prepare[3], "{array_size}");
+	text = printed(b);
+	assert_non_null(strstr(text,
+	    "  prepare: [./stream, --build, \"{ntimes}\", \"{array_size}\"]\n"));
+	path = write_file("printed.yaml", text);
+	if ((back = catalog_load_file(path, &cause)) == NULL)
+		fail_msg("%s", cause);
+	assert_int_equal(back->v[0].install.nprepare, 4);
+	unlink(path);
+	catalog_free(back);
+	free(path);
+	free(text);
+	catalog_free(cat);
+	expect_bad("name: x\n"
+		   "command: [tool, \"{size}\"]\n"
+		   "params: {size: 64}\n"
+		   "install:\n"
+		   "  package: tool\n"
+		   "  prepare: [./tool, --build, \"{sise}\"]\n"
+		   "parser: keyvalue\n" GOOD_METRICS,
+	    "@:6:12: install: \"prepare\" needs \"source\": it runs in the "
+	    "built tree\n"
+	    "@:6:30: prepare: unknown placeholder \"{sise}\"");
+	expect_bad("name: x\n"
+		   "command: [tool]\n"
+		   "install: {source: t.tar.gz, build: [make], prepare: ./t}\n"
+		   "parser: keyvalue\n" GOOD_METRICS,
+	    "@:3:53: \"prepare\" must be a list of arguments, not \"./t\"");
+}
+
 /* Bad files: each error at its line and column, sorted by position. */
 static void
 test_bad_files(void **state)
@@ -738,6 +783,7 @@ main(void)
 		cmocka_unit_test(test_param_check),
 		cmocka_unit_test(test_suggest),
 		cmocka_unit_test(test_print_round_trip),
+		cmocka_unit_test(test_prepare),
 		cmocka_unit_test(test_bad_files),
 		cmocka_unit_test(test_bad_types),
 		cmocka_unit_test(test_bad_keys),
