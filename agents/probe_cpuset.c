@@ -53,7 +53,7 @@ struct cpuset_probe {
 	char	     *online;	 /* cpuC/online if hotplugging */
 	pid_t	      pid;
 	int	      lockfd;
-	int	      guard; /* the guardian's pipe, or -1 */
+	struct guard  guard; /* cleans up if the probe is killed */
 };
 
 /* Prints how to call the probe. */
@@ -212,62 +212,11 @@ probe_cpuset_cleanup(struct cpuset_probe *p, char **cause)
 	return rc;
 }
 
-/* The guardian: waits for "done" on fd, else cleans up after the probe. */
-static void __attribute__((noreturn))
-probe_cpuset_guardian(struct cpuset_probe *p, int fd)
-{
-	char	c = 0, *why = NULL;
-	ssize_t n;
-	int	null;
-
-	setsid();
-	if ((null = open("/dev/null", O_RDWR)) != -1) {
-		dup2(null, 0);
-		dup2(null, 1);
-		close(null);
-	}
-	while ((n = read(fd, &c, 1)) == -1 && errno == EINTR)
-		;
-	if (n == 1 && c == 'D')
-		_exit(0);
-	if (probe_cpuset_cleanup(p, &why) == -1) {
-		fprintf(stderr,
-		    "hilab-agent: probe cpuset-hotplug: pid %ld "
-		    "died; cleanup: %s\n",
-		    (long)p->pid, why);
-		_exit(1);
-	}
-	fprintf(stderr,
-	    "hilab-agent: probe cpuset-hotplug: pid %ld died; "
-	    "cleaned up\n",
-	    (long)p->pid);
-	_exit(0);
-}
-
-/* Starts the guardian; p->guard is the pipe end that says "done". */
+/* The guardian's cleanup: the probe's, after the probe died. */
 static int
-probe_cpuset_guard(struct cpuset_probe *p, char **cause)
+probe_cpuset_guard_cleanup(void *arg, char **cause)
 {
-	pid_t pid;
-	int   fds[2];
-
-	if (pipe2(fds, O_CLOEXEC) == -1) {
-		*cause = xasprintf("pipe: %s", strerror(errno));
-		return -1;
-	}
-	fflush(stdout);
-	if ((pid = fork()) == 0) {
-		close(fds[1]);
-		probe_cpuset_guardian(p, fds[0]);
-	}
-	close(fds[0]);
-	if (pid == -1) {
-		close(fds[1]);
-		*cause = xasprintf("fork: %s", strerror(errno));
-		return -1;
-	}
-	p->guard = fds[1];
-	return 0;
+	return probe_cpuset_cleanup(arg, cause);
 }
 
 /* Prints what the probe is about to do, as comments. */
@@ -440,8 +389,7 @@ probe_cpuset_measure(struct cpuset_probe *p, char **cause)
 		return -1; /* the guardian tries once more */
 	}
 	/* Done: the guardian exits without cleaning (if still there). */
-	if (write(p->guard, "D", 1) == -1)
-		log_debug("probe", "guardian: %s", strerror(errno));
+	guard_end(&p->guard, 1);
 	return rc;
 }
 
@@ -454,7 +402,11 @@ probe_cpuset_main(int argc, char **argv)
 	int		    rc = -1;
 
 	memset(&p, 0, sizeof p);
-	p.lockfd = p.guard = -1;
+	p.lockfd = -1;
+	p.guard = (struct guard){ .cleanup = probe_cpuset_guard_cleanup,
+		.arg = &p,
+		.what = "probe cpuset-hotplug",
+		.fd = -1 };
 	p.pid = getpid();
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	probe_signals();
@@ -466,15 +418,14 @@ probe_cpuset_main(int argc, char **argv)
 	probe_cpuset_header(&p);
 	if ((p.lockfd = probe_cgroup_lock(p.root, &cause)) == -1 ||
 	    probe_cgroup_reap(p.root, &cause) == -1 ||
-	    probe_cpuset_guard(&p, &cause) == -1)
+	    guard_start(&p.guard, &cause) == -1)
 		goto out;
 	rc = probe_cpuset_measure(&p, &cause);
 out:
 	if (cause != NULL)
 		fprintf(stderr, "hilab-agent: probe cpuset-hotplug: %s\n",
 		    cause);
-	if (p.guard != -1)
-		close(p.guard);
+	guard_end(&p.guard, 0);
 	if (p.lockfd != -1)
 		close(p.lockfd);
 	free(cause);
