@@ -10,43 +10,17 @@
 # vm32 under its own name and loopback address, so other lab tests may run
 # beside it.
 set -u
-. "$HILAB_SRCDIR/tests/lib/skip.sh"
-[ "$(id -u)" = 0 ] || skip_missing "needs root (libvirtd, qemu:///system)"
+. "$HILAB_SRCDIR/tests/lib/labvm.sh"
 MIRROR=${HILAB_SHARED:-}/mirror
 [ -d "$MIRROR" ] || skip_missing "no source mirror at \"$MIRROR\""
 command -v gcc >/dev/null || skip_missing "gcc missing (scripts/install-deps.sh)"
-labenv=$("$HILAB_SRCDIR/scripts/lab.sh" up) || { echo "Bail out! lab.sh up"; exit 1; }
-eval "$labenv"
-
-. "$HILAB_SRCDIR/tests/lib/hilabd.sh"
-daemon_scratch benchvm
-URI=qemu:///system
-VM=benchvm
-DOMAIN=hilab-$VM
-ADDR=127.0.0.14
+labvm_init benchvm
 export HILAB_BENCH_CACHE=$T/bench-cache
 export HILAB_CATALOG=$HILAB_SRCDIR/benchmarks
-
 # The lab's vm32 under another name, address and known_hosts line, with
 # the mirror and its benchmarks built on the controller.
-sed -n "s/^\[127\.0\.0\.11\]:/[$ADDR]:/p" "$HILAB_LAB_DIR/keys/known_hosts" \
-    >"$T/known_hosts"
-sed -e "s/^name: .*/name: $VM/" -e "s/^\(  host: \).*/\1$ADDR/" \
-    -e "s|^\(  known_hosts: \).*|\1$T/known_hosts|" \
-    "$HILAB_LAB_DIR/machines/vm32.yaml" >"$HILAB_MACHINES/$VM.yaml"
+labvm_copy vm32 benchvm 127.0.0.14
 printf 'mirror: %s\nbuild_on: controller\n' "$MIRROR" >>"$HILAB_MACHINES/$VM.yaml"
-
-cleanup() {
-	local rc=$?
-
-	daemon_stop TERM
-	virsh -q -c "$URI" destroy "$DOMAIN" >/dev/null 2>&1
-	virsh -q -c "$URI" undefine "$DOMAIN" >/dev/null 2>&1
-	[ $rc = 0 ] || daemon_log_on_failure
-	rm -rf "$T"
-	exit $rc
-}
-trap cleanup EXIT
 
 cat >"$T/bench.yaml" <<YAML
 name: bench-vm32

@@ -8,40 +8,11 @@
 # back online.  The VM is a copy of the lab's vm32 under its own name and
 # loopback address, so other lab tests may run beside it.
 set -u
-. "$HILAB_SRCDIR/tests/lib/skip.sh"
-[ "$(id -u)" = 0 ] || skip_missing "needs root (libvirtd, qemu:///system)"
-labenv=$("$HILAB_SRCDIR/scripts/lab.sh" up) || { echo "Bail out! lab.sh up"; exit 1; }
-eval "$labenv"
-
-. "$HILAB_SRCDIR/tests/lib/hilabd.sh"
-daemon_scratch seed0
-URI=qemu:///system
-VM=seed0vm
-DOMAIN=hilab-$VM
-ADDR=127.0.0.13
+. "$HILAB_SRCDIR/tests/lib/labvm.sh"
+labvm_init seed0
 CPUS=32
-
 # The lab's vm32 under another name, address and known_hosts line.
-mkdir -p "$HILAB_MACHINES"
-sed -n "s/^\[127\.0\.0\.11\]:/[$ADDR]:/p" "$HILAB_LAB_DIR/keys/known_hosts" \
-    >"$T/known_hosts"
-sed -e "s/^name: .*/name: $VM/" -e "s/^\(  host: \).*/\1$ADDR/" \
-    -e "s|^\(  known_hosts: \).*|\1$T/known_hosts|" \
-    "$HILAB_LAB_DIR/machines/vm32.yaml" >"$HILAB_MACHINES/$VM.yaml"
-
-domain_state() { virsh -q -c "$URI" domstate "$DOMAIN" 2>/dev/null || echo absent; }
-
-cleanup() {
-	local rc=$?
-
-	daemon_stop TERM
-	virsh -q -c "$URI" destroy "$DOMAIN" >/dev/null 2>&1
-	virsh -q -c "$URI" undefine "$DOMAIN" >/dev/null 2>&1
-	[ $rc = 0 ] || daemon_log_on_failure
-	rm -rf "$T"
-	exit $rc
-}
-trap cleanup EXIT
+labvm_copy vm32 seed0vm 127.0.0.13
 
 cat >"$T/seed0.yaml" <<YAML
 name: seed0-hotplug

@@ -5,35 +5,10 @@
 # 2 CPUs online) and THP set, both put back before the VM goes down; the
 # cpufreq governor the VM lacks is reported absent, never faked.
 set -u
-. "$HILAB_SRCDIR/tests/lib/skip.sh"
-[ "$(id -u)" = 0 ] || skip_missing "needs root (libvirtd, qemu:///system)"
-labenv=$("$HILAB_SRCDIR/scripts/lab.sh" up) || { echo "Bail out! lab.sh up"; exit 1; }
-eval "$labenv"
-
-. "$HILAB_SRCDIR/tests/lib/hilabd.sh"
-daemon_scratch setupvm
+. "$HILAB_SRCDIR/tests/lib/labvm.sh"
+labvm_init setupvm
 export HILAB_CATALOG=$HILAB_SRCDIR/benchmarks
-URI=qemu:///system
-VM=setup-vm4
-ADDR=127.0.0.42
-old=$(sed -n 's/^  host: //p' "$HILAB_LAB_DIR/machines/vm4.yaml")
-sed -n "s/^\[${old//./\\.}\]:/[$ADDR]:/p" "$HILAB_LAB_DIR/keys/known_hosts" \
-    >"$T/known_hosts"
-sed -e "s/^name: .*/name: $VM/" -e "s/^\(  host: \).*/\1$ADDR/" \
-    -e "s|^\(  known_hosts: \).*|\1$T/known_hosts|" \
-    "$HILAB_LAB_DIR/machines/vm4.yaml" >"$HILAB_MACHINES/$VM.yaml"
-
-cleanup() {
-	local rc=$?
-
-	daemon_stop TERM
-	virsh -q -c "$URI" destroy "hilab-$VM" >/dev/null 2>&1
-	virsh -q -c "$URI" undefine "hilab-$VM" >/dev/null 2>&1
-	[ $rc = 0 ] || daemon_log_on_failure
-	rm -rf "$T"
-	exit $rc
-}
-trap cleanup EXIT
+labvm_copy vm4 setup-vm4 127.0.0.42
 
 cat >"$T/setup.yaml" <<YAML
 name: setup-vm
