@@ -7,14 +7,13 @@
  * entry is built again.  The entry's prepare command then runs in src/ for
  * each parameter combination the job plans on the machine.
  */
-#include <inttypes.h>
 #include <stdbool.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "common/sha256.h"
 #include "common/xmalloc.h"
 #include "db/db.h"
 #include "hilabd/setup/setup.h"
@@ -24,22 +23,23 @@
 #include "machines/machine.h"
 #include "machines/ssh.h"
 
-/* The stamp of a source build: "<tarball> <FNV-1a of the build>". */
+/*
+ * The stamp of a source build: "<tarball> <sha256 of the build>", 16 hex
+ * digits of it (each command hashed with its NUL, so none run together).
+ */
 char *
 install_source_stamp(const struct job_benchmark *b)
 {
-	uint64_t    h = 14695981039346656037ULL;
-	const char *c;
-	size_t	    i;
+	struct sha256 *h = sha256_begin();
+	char	       hex[SHA256_HEX_LEN + 1];
+	size_t	       i;
 
 	for (i = 0; b->install.build != NULL && b->install.build[i] != NULL;
 	     i++)
-		for (c = b->install.build[i];; c++) {
-			h = (h ^ (unsigned char)*c) * 1099511628211ULL;
-			if (*c == '\0')
-				break;
-		}
-	return xasprintf("%s %016" PRIx64, b->install.source, h);
+		sha256_add(h, b->install.build[i],
+		    strlen(b->install.build[i]) + 1);
+	sha256_end(h, hex);
+	return xasprintf("%s %.16s", b->install.source, hex);
 }
 
 /* Whether a prefix's stamp is of the catalog's build; see setup.h. */
