@@ -212,10 +212,23 @@ static const struct args_pos cli_sweep_add_args[] = {
 };
 
 static const struct args_opt cli_sweep_add_opts[] = {
-	{ "every", 0, ARGS_DURATION, "DURATION", NULL, ARGS_REQUIRED,
+	{ "every", 0, ARGS_DURATION, "DURATION", NULL, ARGS_ONE_OF,
 	    "how often the job is queued" },
+	{ "cron", 0, ARGS_CRON, "EXPR", NULL, ARGS_ONE_OF,
+	    "when, as the 5 fields of crontab(5) in local time: minute hour "
+	    "day-of-month month day-of-week (\"0 3 * * 1-5\")" },
 	{ "at", 0, ARGS_TIME, "HH:MM", NULL, 0,
 	    "the local time of day the --every slots are aligned to", "every" },
+	{ "confirm-rounds", 0, ARGS_INT, "N", NULL, 0,
+	    "rounds of each side in the A/B job that confirms a suspected "
+	    "change (2 or more; default 3)" },
+	{ "mbox", 0, ARGS_TEXT, "FILE", NULL, 0,
+	    "append a mail to this mbox file for a confirmed regression or a "
+	    "failed job" },
+	{ "mail-command", 0, ARGS_TEXT, "WORD", NULL, ARGS_REPEAT,
+	    "pipe that mail to this command, one --mail-command per argv "
+	    "word, no shell (--mail-command /usr/sbin/sendmail "
+	    "--mail-command -oi --mail-command dev@example.org)" },
 	{ NULL },
 };
 
@@ -227,10 +240,13 @@ static const struct args_pos cli_sweep_arg[] = {
 
 static const struct args_cmd cli_sweep[] = {
 	{ "add", CLI_SWEEP_ADD, "queue a job file on a schedule",
-	    "hilabd re-reads the file at each slot, queues it unless the "
-	    "previous job still runs, and compares each done job with the one "
-	    "before: a change of 1% or more in a metric's declared direction "
-	    "at p < 0.05 becomes a warning event.",
+	    "hilabd re-reads the file at each slot (every --every, or at each "
+	    "--cron time; slots missed while it was down run once), queues it "
+	    "unless the previous job still runs, and looks for change points "
+	    "in each series of the sweep's done jobs. A suspected change is "
+	    "re-measured by an interleaved A/B job of the last good kernel "
+	    "and the suspect; a confirmed regression, or a failed job, is "
+	    "mailed to --mbox and --mail-command.",
 	    cli_sweep_add_args, cli_sweep_add_opts, NULL },
 	{ "list", CLI_SWEEP_LIST, "every sweep, its schedule and last job",
 	    NULL, NULL, NULL, NULL },

@@ -10,6 +10,7 @@
 #include <strings.h>
 
 #include "common/args.h"
+#include "common/cron.h"
 #include "common/suggest.h"
 #include "common/units.h"
 #include "common/xmalloc.h"
@@ -165,8 +166,9 @@ static int
 args_check(struct args_state *st, const char *what, enum args_type type,
     const char *const *choices, const char *text, struct args_value *v)
 {
-	int64_t ms;
-	char   *why = NULL;
+	struct cron cron;
+	int64_t	    ms;
+	char	   *why = NULL;
 
 	v->text = text;
 	switch (type) {
@@ -187,6 +189,9 @@ args_check(struct args_state *st, const char *what, enum args_type type,
 	case ARGS_TIME:
 		if ((v->num = args_time_of_day(text)) == -1)
 			why = xstrdup("not a time of day HH:MM");
+		break;
+	case ARGS_CRON:
+		cron_read(text, &cron, &why);
 		break;
 	case ARGS_CHOICE:
 		v->text = args_choice(choices, text, &why);

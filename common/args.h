@@ -25,6 +25,7 @@ enum args_type {
 	ARGS_INT,	/* a whole number, 0 or more */
 	ARGS_DURATION,	/* common/units.h, 1ms or more; num is in ms */
 	ARGS_TIME,	/* a time of day HH:MM; num is minutes after 0:00 */
+	ARGS_CRON,	/* five cron fields (common/cron.h), as text */
 	ARGS_CHOICE,	/* one of choices (any case); text is the table's */
 	ARGS_JOB,	/* a job id, 1 or more */
 	ARGS_FILE,	/* a path to a file */

@@ -68,10 +68,15 @@ spawn_child(const struct spawn *s, int out, char **env)
 {
 	int null;
 
-	if ((null = open("/dev/null", O_RDONLY)) != -1)
+	null = open(s->input ? s->input : "/dev/null", O_RDONLY);
+	if (null != -1)
 		dup2(null, STDIN_FILENO);
 	dup2(out, STDOUT_FILENO);
 	dup2(out, STDERR_FILENO);
+	if (null == -1 && s->input != NULL) {
+		spawn_child_error(out, "cannot read ", s->input);
+		_exit(127);
+	}
 	if (s->dir != NULL && chdir(s->dir) == -1) {
 		spawn_child_error(out, "cannot enter ", s->dir);
 		_exit(127);

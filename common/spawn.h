@@ -19,6 +19,8 @@ struct spawn {
 	void	     *arg;
 	int	      log_fd; /* every line is also written here */
 	char	    **output; /* if set: all output (caller frees) */
+	const char   *input;  /* standard input from this file; NULL:
+				 /dev/null */
 };
 
 /*

@@ -503,15 +503,19 @@ void db_event_list_free(struct db_event *, size_t);
 struct db_sweep {
 	int64_t	      id;
 	char	     *name;
-	char	     *file; /* absolute path of the job file */
-	int64_t	      interval_ms;
-	int	      at_minute; /* minutes after local midnight, -1 */
+	char	     *file;	   /* absolute path of the job file */
+	int64_t	      interval_ms; /* 0 for a cron sweep */
+	int	      at_minute;   /* minutes after local midnight, -1 */
+	char	     *cron;	   /* five cron fields, or NULL */
 	bool	      enabled;
 	int64_t	      next_at;
 	int64_t	      last_job;	   /* 0 if none yet */
 	enum db_state last_state;  /* of last_job, when there is one */
 	int64_t	      checked_job; /* newest job compared, 0 if none */
 	int64_t	      created_at;
+	int	      confirm_rounds; /* of a confirmation job; 0: default */
+	char	     *mbox;	      /* mail to this mbox file, or NULL */
+	char	     *mail_command;   /* JSON array of argv words, or NULL */
 };
 
 /*
@@ -521,9 +525,20 @@ struct db_sweep {
  */
 int64_t db_sweep_next_at(int64_t interval_ms, int at_minute, int64_t anchor,
     int64_t now);
-/* Adds an enabled sweep first due at next_at; returns its id or -1. */
-int64_t db_sweep_add(struct db *, const char *name, const char *file,
-    int64_t interval_ms, int at_minute, int64_t next_at, char **cause);
+/*
+ * The slot of w's schedule after now: its cron expression's next slot, or
+ * db_sweep_next_at from its interval (anchored at w->next_at).  Slots that
+ * passed while nobody looked are skipped, so a sweep overdue by many slots
+ * runs once.  INT64_MAX for a cron expression that is invalid or has no
+ * slot.
+ */
+int64_t db_sweep_next(const struct db_sweep *w, int64_t now);
+/*
+ * Adds an enabled sweep from w's name, file, schedule (cron, or
+ * interval_ms and at_minute), first slot next_at, confirm_rounds (0: the
+ * default, 3), mbox and mail_command; returns its id or -1.
+ */
+int64_t db_sweep_add(struct db *, const struct db_sweep *w, char **cause);
 /* Returns a sweep by name, or NULL with *cause set (also if unknown). */
 struct db_sweep *db_sweep_get(struct db *, const char *name, char **cause);
 /* Every sweep, by name. */
@@ -555,6 +570,62 @@ int  db_sweep_events(struct db *, int64_t id, struct db_event **, size_t *,
      char **cause);
 void db_sweep_free(struct db_sweep *);
 void db_sweep_list_free(struct db_sweep *, size_t);
+
+/*
+ * A change point a sweep found in one series (machine, benchmark, params,
+ * metric) of its done jobs: job is the first job after it, before_job the
+ * last one before (the last good one of a regression), before and after
+ * the medians of the points on each side.  state is "suspected", then
+ * "confirming" once its A/B job confirm_job is queued, then "confirmed" or
+ * "rejected" by that job's test (confirm_p, confirm_effect_pct), or
+ * "failed" if the A/B job did not end done.
+ */
+struct db_sweep_change {
+	int64_t id;
+	int64_t sweep;
+	char   *machine;
+	char   *benchmark;
+	char   *params;
+	char   *metric;
+	int64_t job;
+	int64_t before_job; /* 0 if unknown */
+	int64_t found_job;  /* the job whose check found it */
+	double	before;
+	double	after;
+	double	effect_pct; /* raw: 100 * (after - before) / before */
+	double	p;
+	char   *verdict; /* "regression" or "improvement" */
+	char   *state;	 /* see above */
+	int64_t created_at;
+	int64_t confirm_job;	    /* 0 while suspected */
+	double	confirm_p;	    /* once confirmed or rejected */
+	double	confirm_effect_pct; /* suspect against good, raw */
+};
+
+/* Records a suspected change (id, state and created_at are set); its id. */
+int64_t db_sweep_change_add(struct db *, const struct db_sweep_change *,
+    char **cause);
+/* The job of the newest change of a series of a sweep: 0 if none, -1. */
+int64_t db_sweep_change_last(struct db *, int64_t sweep, const char *machine,
+    const char *benchmark, const char *params, const char *metric,
+    char **cause);
+/* The changes of a sweep, oldest first. */
+int  db_sweep_changes(struct db *, int64_t sweep, struct db_sweep_change **,
+     size_t *, char			 **cause);
+void db_sweep_change_list_free(struct db_sweep_change *, size_t);
+/*
+ * Moves a suspected change to "confirming" with its A/B job; -1 with
+ * *cause if the change is not suspected (each step happens once).
+ */
+int db_sweep_change_confirming(struct db *, int64_t id, int64_t job,
+    char **cause);
+/*
+ * Ends a confirming change: state "confirmed", "rejected" or "failed",
+ * with the A/B job's p and effect (ignored for "failed"); -1 with *cause
+ * if the change is not confirming.
+ */
+int db_sweep_change_decide(struct db *, int64_t id, const char *state, double p,
+    double effect_pct, char **cause);
 
 /*
  * How far a job has come, for hilab wait (db/progress.c): its running

@@ -6,6 +6,7 @@
 #include <time.h>
 
 #include "common/cause.h"
+#include "common/cron.h"
 #include "common/xmalloc.h"
 #include "db/db_int.h"
 
@@ -13,7 +14,9 @@
 #define SWEEP_SELECT                                                 \
 	"SELECT s.id, s.name, s.file, s.interval_ms, s.at_minute, "  \
 	"s.enabled, s.next_at, s.last_job, j.state, s.checked_job, " \
-	"s.created_at FROM sweeps s LEFT JOIN jobs j ON j.id = s.last_job "
+	"s.created_at, s.cron, s.confirm_rounds, s.mbox, "           \
+	"s.mail_command "                                            \
+	"FROM sweeps s LEFT JOIN jobs j ON j.id = s.last_job "
 
 /* Columns of an event, as db_event_list reads them. */
 /* Start of the local day of now (ms) plus at_minute minutes. */
@@ -49,30 +52,51 @@ db_sweep_next_at(int64_t interval_ms, int at_minute, int64_t anchor,
 	return anchor + (k + 1) * interval_ms;
 }
 
+/* The slot after now of w's schedule, cron or interval; see db/db.h. */
+int64_t
+db_sweep_next(const struct db_sweep *w, int64_t now)
+{
+	struct cron c;
+	int64_t	    next;
+
+	if (w->cron == NULL)
+		return db_sweep_next_at(w->interval_ms, w->at_minute,
+		    w->next_at, now);
+	if (cron_parse(w->cron, &c, NULL) == -1 ||
+	    (next = cron_next(&c, now)) == -1)
+		return INT64_MAX;
+	return next;
+}
+
 /* Adds an enabled sweep first due at next_at; returns its id. */
 int64_t
-db_sweep_add(struct db *db, const char *name, const char *file,
-    int64_t interval_ms, int at_minute, int64_t next_at, char **cause)
+db_sweep_add(struct db *db, const struct db_sweep *w, char **cause)
 {
 	static const char sql[] =
 	    "INSERT INTO sweeps (name, file, "
-	    "interval_ms, at_minute, next_at, created_at) "
-	    "VALUES (?1, ?2, ?3, ?4, ?5, ?6)";
+	    "interval_ms, at_minute, next_at, created_at, cron, "
+	    "confirm_rounds, mbox, mail_command) "
+	    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)";
 	sqlite3_stmt *s;
 
 	if ((s = db_stmt(db, sql, cause)) == NULL)
 		return -1;
-	db_bind_text(s, 1, name);
-	db_bind_text(s, 2, file);
-	sqlite3_bind_int64(s, 3, interval_ms);
-	if (at_minute >= 0)
-		sqlite3_bind_int(s, 4, at_minute);
-	sqlite3_bind_int64(s, 5, next_at);
+	db_bind_text(s, 1, w->name);
+	db_bind_text(s, 2, w->file);
+	if (w->cron == NULL)
+		sqlite3_bind_int64(s, 3, w->interval_ms);
+	if (w->at_minute >= 0)
+		sqlite3_bind_int(s, 4, w->at_minute);
+	sqlite3_bind_int64(s, 5, w->next_at);
 	sqlite3_bind_int64(s, 6, db_now_ms());
+	db_bind_text(s, 7, w->cron);
+	sqlite3_bind_int(s, 8, w->confirm_rounds > 0 ? w->confirm_rounds : 3);
+	db_bind_text(s, 9, w->mbox);
+	db_bind_text(s, 10, w->mail_command);
 	if (sqlite3_step(s) != SQLITE_DONE) {
 		if (sqlite3_extended_errcode(db->h) == SQLITE_CONSTRAINT_UNIQUE)
 			causef(cause, "db \"%s\": sweep \"%s\": already exists",
-			    db->path, name);
+			    db->path, w->name);
 		else
 			db_fail(db, cause, "add sweep");
 		sqlite3_reset(s);
@@ -105,6 +129,10 @@ sweep_read(sqlite3_stmt *s, void *row)
 		w->last_state = DB_QUEUED;
 	w->checked_job = sqlite3_column_int64(s, 9);
 	w->created_at = sqlite3_column_int64(s, 10);
+	w->cron = db_column_text(s, 11);
+	w->confirm_rounds = sqlite3_column_int(s, 12);
+	w->mbox = db_column_text(s, 13);
+	w->mail_command = db_column_text(s, 14);
 }
 
 /* The sweeps table's rows for db_rows_read. */
@@ -411,6 +439,9 @@ sweep_clear(void *row)
 
 	free(w->name);
 	free(w->file);
+	free(w->cron);
+	free(w->mbox);
+	free(w->mail_command);
 }
 
 /* Frees a sweep from db_sweep_get; accepts NULL. */

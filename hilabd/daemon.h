@@ -13,6 +13,7 @@
 struct builder;
 struct db;
 struct inventory;
+struct fetcher;
 struct machine;
 
 struct worker {
@@ -44,6 +45,7 @@ struct daemon {
 	char	      **pending;
 	size_t		npending;
 	struct builder *builder;  /* builds jobs' kernels */
+	struct fetcher *fetcher;  /* fetches the trees sweeps follow */
 	struct worker **workers;  /* the pool: changed by the main thread */
 	size_t		nworkers; /* only, under lock */
 	pthread_mutex_t lock;

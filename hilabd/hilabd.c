@@ -23,6 +23,7 @@
 #include "db/db.h"
 #include "hilabd/builder.h"
 #include "hilabd/daemon.h"
+#include "hilabd/fetcher.h"
 #include "hilabd/options.h"
 #include "hilabd/sweeper.h"
 #include "machines/inventory.h"
@@ -274,12 +275,14 @@ hilabd_run(struct daemon *d, const char *sock)
 		fatalx("%s", cause);
 	hilabd_clear_domains(d->inventory);
 	if ((d->builder = builder_start(d, &cause)) == NULL ||
+	    (d->fetcher = fetcher_start(&cause)) == NULL ||
 	    worker_start_all(d, &cause) == -1)
 		fatalx("%s", cause);
 	log_info("hilabd",
 	    "ready: %zu machines, database \"%s\", socket \"%s\"",
 	    d->inventory->n, d->db_path, sock);
 	hilabd_loop(d, db, ctl);
+	fetcher_stop(d->fetcher);
 	builder_stop(d->builder);
 	worker_stop_all(d);
 	control_close(ctl);

@@ -1,9 +1,11 @@
 /*
- * Scheduled sweeps: each tick, hilabd compares the sweeps' newly done jobs
- * with the done job before them, then queues every due sweep from its job
- * file as it reads now (a branch name as git base resolves anew when the
- * kernel is built).  A sweep whose last job is still queued or running is
- * skipped to its next slot, and so is one whose job file is invalid.
+ * Scheduled sweeps: each tick, hilabd checks the sweeps' newly done jobs
+ * (change points in each series of the sweep's history, and a note of the
+ * comparison with the done job before), then queues every due sweep from
+ * its job file as it reads now (a branch name as git base resolves anew
+ * when the kernel is built).  A sweep whose last job is still queued or
+ * running is skipped to its next slot, and so is one whose job file is
+ * invalid.
  */
 #include <stdbool.h>
 #include <stdlib.h>
@@ -15,6 +17,7 @@
 #include "common/xmalloc.h"
 #include "db/db.h"
 #include "hilabd/daemon.h"
+#include "hilabd/fetcher.h"
 #include "hilabd/sweeper.h"
 #include "jobs/job.h"
 #include "report/compare.h"
@@ -52,6 +55,7 @@ struct sweeper_gather {
 struct sweeper_counts {
 	int compared;
 	int worse;
+	int unknown; /* not judged: no direction both jobs declare */
 };
 
 /* Logs a failed database write of the sweeper and frees the cause. */
@@ -158,7 +162,7 @@ sweeper_group_label(const struct sweeper_group *g)
 	    running ? "" : kernel, running ? "" : ")");
 }
 
-/* Logs the regression of g that table t (base, new) found. */
+/* Notes the change of g that table t (base, new) found, as info. */
 static int
 sweeper_report(struct db *db, int64_t sweep, const char *name, int64_t job,
     const struct sweeper_group *g, const struct compare_table *t, char **cause)
@@ -169,7 +173,7 @@ sweeper_report(struct db *db, int64_t sweep, const char *name, int64_t job,
 	int			   d = compare_table_decimals(t), rc;
 
 	label = sweeper_group_label(g);
-	rc = db_sweep_event_add(db, sweep, job, DB_WARN, cause,
+	rc = db_sweep_event_add(db, sweep, job, DB_INFO, cause,
 	    "sweep \"%s\": %s: %.*f -> %.*f%s%s (%+.1f%%, worse, p=%.2g)", name,
 	    label, d, b->value, d, c->value, *g->unit ? " " : "", g->unit,
 	    c->delta, c->test.p);
@@ -177,7 +181,25 @@ sweeper_report(struct db *db, int64_t sweep, const char *name, int64_t job,
 	return rc;
 }
 
-/* Tests the new side of g against its base; a warn event if worse. */
+/* A computed table of one row, samples x[0] (base) and x[1]; see .h. */
+struct compare_table *
+sweeper_table(const char *benchmark, const char *metric, const char *unit,
+    enum compare_dir dir, enum compare_stat stat, const char *params,
+    const char *names[2], double *const x[2], const size_t n[2])
+{
+	struct compare_table *t;
+
+	t = compare_table_new(benchmark, metric, unit, dir, stat);
+	compare_table_add_column(t, names[0]);
+	compare_table_add_column(t, names[1]);
+	compare_table_add_row(t, params);
+	compare_table_set_samples(t, 0, 0, x[0], n[0]);
+	compare_table_set_samples(t, 0, 1, x[1], n[1]);
+	compare_table_compute(t);
+	return t;
+}
+
+/* Tests the new side of g against its base; an info event if worse. */
 static int
 sweeper_group_test(struct db *db, int64_t sweep, const char *name, int64_t job,
     const struct sweeper_group *g, struct sweeper_counts *k, char **cause)
@@ -189,15 +211,14 @@ sweeper_group_test(struct db *db, int64_t sweep, const char *name, int64_t job,
 
 	if (g->n[0] == 0 || g->n[1] == 0)
 		return 0;
+	if (g->dir == COMPARE_DIR_UNKNOWN) {
+		k->unknown++;
+		return 0;
+	}
 	compare_stat_parse(g->statistic, &stat);
-	t = compare_table_new(g->key[SW_BENCHMARK], g->key[SW_METRIC], g->unit,
-	    g->dir, stat);
-	compare_table_add_column(t, "base");
-	compare_table_add_column(t, "new");
-	compare_table_add_row(t, g->key[SW_PARAMS]);
-	compare_table_set_samples(t, 0, 0, g->x[0], g->n[0]);
-	compare_table_set_samples(t, 0, 1, g->x[1], g->n[1]);
-	compare_table_compute(t);
+	t = sweeper_table(g->key[SW_BENCHMARK], g->key[SW_METRIC], g->unit,
+	    g->dir, stat, g->key[SW_PARAMS], (const char *[]){ "base", "new" },
+	    g->x, g->n);
 	c = compare_table_cell(t, 0, 1);
 	k->compared++;
 	if (c->test.done && c->test.p < STATS_ALPHA &&
@@ -231,7 +252,7 @@ int
 sweeper_compare(struct db *db, int64_t sweep, const char *name, int64_t base,
     int64_t job, char **cause)
 {
-	struct sweeper_counts k = { 0, 0 };
+	struct sweeper_counts k = { 0, 0, 0 };
 	struct sweeper_gather w = { .job = job };
 	const int64_t	      jobs[2] = { base, job };
 	char		     *why = NULL;
@@ -247,9 +268,10 @@ sweeper_compare(struct db *db, int64_t sweep, const char *name, int64_t base,
 		goto out;
 	if (db_sweep_event_add(db, sweep, job, DB_INFO, cause,
 		"sweep \"%s\": "
-		"job %lld against job %lld: %d of %d metrics worse",
-		name, (long long)job, (long long)base, k.worse,
-		k.compared) == -1)
+		"job %lld against job %lld: %d of %d metrics worse%s%.0d%s",
+		name, (long long)job, (long long)base, k.worse, k.compared,
+		k.unknown ? "; " : "", k.unknown,
+		k.unknown ? " not judged (no declared direction)" : "") == -1)
 		goto out;
 	rc = k.worse;
 out:
@@ -277,32 +299,31 @@ sweeper_base(struct db *db, const struct db_sweep *w, int64_t job, char **cause)
 	return base;
 }
 
-/* Compares the sweep's last job once it is done; marks it checked. */
+/*
+ * Checks the sweep's last job once it is done: change points in the
+ * sweep's history, and the note of the comparison with the done job
+ * before it.  Marks it checked.
+ */
 static void
 sweeper_check(struct db *db, const struct db_sweep *w)
 {
 	char   *cause = NULL;
 	int64_t base;
-	int	worse = 0;
 
 	if (w->last_job == 0 || w->last_job == w->checked_job ||
 	    w->last_state == DB_QUEUED || w->last_state == DB_RUNNING)
 		return;
-	if (w->last_state == DB_DONE) {
-		if ((base = sweeper_base(db, w, w->last_job, &cause)) == -1 ||
-		    (base != 0 &&
-			(worse = sweeper_compare(db, w->id, w->name, base,
-			     w->last_job, &cause)) == -1)) {
-			sweeper_warn(cause);
-			return;
-		}
-		if (base != 0 && worse > 0)
-			log_warn("sweeper",
-			    "sweep \"%s\": job %lld: %d "
-			    "metric%s worse than job %lld",
-			    w->name, (long long)w->last_job, worse,
-			    worse == 1 ? "" : "s", (long long)base);
+	if (w->last_state == DB_DONE &&
+	    ((base = sweeper_base(db, w, w->last_job, &cause)) == -1 ||
+		(base != 0 &&
+		    sweeper_compare(db, w->id, w->name, base, w->last_job,
+			&cause) == -1) ||
+		sweeper_detect(db, w, w->last_job, &cause) == -1)) {
+		sweeper_warn(cause);
+		return;
 	}
+	if (w->last_state == DB_FAILED)
+		sweeper_notify(db, w, NULL, w->last_job);
 	if (db_sweep_set_checked(db, w->id, w->last_job, &cause) == -1)
 		sweeper_warn(cause);
 }
@@ -343,6 +364,70 @@ sweeper_load(struct daemon *d, const struct db_sweep *w, char **cause)
 	return job;
 }
 
+/*
+ * Pins the job's built kernels to their branches' commits now: 1 to queue
+ * it, 0 if no commit is new since the last done job (*why says so), -1
+ * with *why.
+ */
+static int
+sweeper_commits(struct db *db, const struct db_sweep *w, struct job *job,
+    char **why)
+{
+	struct db_job *last = NULL;
+	char	      *cause = NULL;
+	int64_t	       base;
+	int	       rc;
+
+	*why = NULL;
+	if ((base = sweeper_base(db, w, INT64_MAX, &cause)) > 0)
+		last = db_job_get(db, base, &cause);
+	rc = base == -1 || (base > 0 && last == NULL)
+	    ? -1
+	    : sweeper_follow(job, last ? last->spec : NULL, &cause);
+	if (rc == 0)
+		*why = xasprintf("skipped: no new commit since job %lld",
+		    (long long)base);
+	else if (rc == -1)
+		*why = xasprintf("not queued: %s", cause);
+	free(cause);
+	db_job_free(last);
+	return rc;
+}
+
+/*
+ * Whether the trees of the job's built kernels were fetched since the
+ * sweep's slot: 1 yes, 0 not yet (the slot stays due and the next tick
+ * asks again), -1 a fetch failed (*why says so).
+ */
+static int
+sweeper_fetched(struct daemon *d, const struct db_sweep *w,
+    const struct job *job, char **why)
+{
+	char  *cause = NULL;
+	int    rc = 1;
+	size_t i;
+
+	*why = NULL;
+	for (i = 0; i < job->nkernels && rc != -1; i++) {
+		if (job->kernels[i].kind != JOB_KERNEL_BUILD)
+			continue;
+		switch (fetcher_poll(d->fetcher, job->kernels[i].git,
+		    w->next_at, &cause)) {
+		case FETCHER_BUSY:
+			rc = 0;
+			break;
+		case FETCHER_FAILED:
+			*why = xasprintf("not queued: %s", cause);
+			free(cause);
+			rc = -1;
+			break;
+		case FETCHER_READY:
+			break;
+		}
+	}
+	return rc;
+}
+
 /* Queues one due sweep, or skips it to its next slot. */
 static void
 sweeper_queue(struct daemon *d, struct db *db, const struct db_sweep *w,
@@ -351,8 +436,9 @@ sweeper_queue(struct daemon *d, struct db *db, const struct db_sweep *w,
 	struct job *job;
 	char	   *why, *json, *cause = NULL;
 	int64_t	    next, id;
+	int	    rc;
 
-	next = db_sweep_next_at(w->interval_ms, w->at_minute, w->next_at, now);
+	next = db_sweep_next(w, now);
 	if (w->last_job != 0 &&
 	    (w->last_state == DB_QUEUED || w->last_state == DB_RUNNING)) {
 		why = xasprintf("skipped: job %lld is still %s",
@@ -366,6 +452,16 @@ sweeper_queue(struct daemon *d, struct db *db, const struct db_sweep *w,
 		sweeper_pass(db, w, next, DB_ERROR, why);
 		free(why);
 		free(cause);
+		return;
+	}
+	if ((rc = sweeper_fetched(d, w, job, &why)) == 0) {
+		job_free(job); /* a fetch under way: due still */
+		return;
+	}
+	if (rc == -1 || (rc = sweeper_commits(db, w, job, &why)) != 1) {
+		sweeper_pass(db, w, next, rc == 0 ? DB_INFO : DB_ERROR, why);
+		free(why);
+		job_free(job);
 		return;
 	}
 	json = job_to_json(job);
@@ -396,8 +492,10 @@ sweeper_tick(struct daemon *d, struct db *db)
 		sweeper_warn(cause);
 		return;
 	}
-	for (i = 0; i < n; i++)
+	for (i = 0; i < n; i++) {
 		sweeper_check(db, &v[i]);
+		sweeper_confirm_check(db, &v[i]);
+	}
 	db_sweep_list_free(v, n);
 	if (db_sweep_due(db, now, &v, &n, &cause) == -1) {
 		sweeper_warn(cause);

@@ -211,6 +211,33 @@ job_check_order(struct conf_file *f, yaml_node_t *root, struct job_ctx *ctx)
 		job->seed = (uint32_t)time(NULL);
 }
 
+/* Whether b runs under k; see jobs/job.h. */
+bool
+job_benchmark_runs_on(const struct job_benchmark *b, const struct job_kernel *k)
+{
+	return b->kernel == NULL || strcmp(b->kernel, k->name) == 0;
+}
+
+/* A benchmark's "kernel" must name a kernel of the job. */
+static void
+job_check_bench_kernels(struct conf_file *f, yaml_node_t *root,
+    const struct job *job)
+{
+	yaml_node_t *seq = conf_map_value(f, root, "benchmarks"), *item;
+	size_t	     i;
+
+	for (i = 0; seq != NULL && i < job->nbenchmarks; i++) {
+		if (job->benchmarks[i].kernel == NULL ||
+		    job_find_kernel(job, job->benchmarks[i].kernel) != NULL)
+			continue;
+		item = conf_node(f, seq->data.sequence.items.start[i]);
+		conf_error(f,
+		    conf_node(f, conf_map_pair(f, item, "kernel")->value),
+		    "kernel \"%s\": not a kernel of the job",
+		    job->benchmarks[i].kernel);
+	}
+}
+
 /* Reads the document's root, a mapping, into the job. */
 static void
 job_root(struct conf_file *f, yaml_node_t *root)
@@ -224,6 +251,7 @@ job_root(struct conf_file *f, yaml_node_t *root)
 		job_kernel_add_running(ctx->job);
 	job_check_boot(f, root, ctx->job);
 	job_check_order(f, root, ctx);
+	job_check_bench_kernels(f, root, ctx->job);
 }
 
 static const struct conf_kind job_kind = { "job", job_root };
@@ -345,6 +373,7 @@ job_benchmark_clear(struct job_benchmark *b)
 	free(b->parser);
 	free(b->parser_args);
 	free(b->parser_sample);
+	free(b->kernel);
 	free(b->adaptive.metric);
 	for (i = 0; i < b->nmetrics; i++) {
 		free(b->metrics[i].name);

@@ -119,7 +119,9 @@ struct job_adapt {
  * iterations, warmups and timeout_ms are -1 where the job left them out.
  */
 struct job_benchmark {
-	char		  *name;
+	char *name;
+	char *kernel;		   /* runs under this kernel of the job only;
+				      NULL: under every kernel */
 	bool		   custom; /* command given in the job */
 	bool		   resolved;
 	struct job_param  *params; /* sorted by key */
@@ -206,5 +208,8 @@ const char *job_kernel_kind_name(enum job_kernel_kind);
 /* Returns the kernel's command line plus the job's (caller frees). */
 char *job_kernel_cmdline(const struct job *, const struct job_kernel *);
 struct job_kernel *job_find_kernel(const struct job *, const char *name);
+/* Whether benchmark b runs under kernel k (b->kernel unset, or k's). */
+bool job_benchmark_runs_on(const struct job_benchmark *b,
+    const struct job_kernel			      *k);
 
 #endif

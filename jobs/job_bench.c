@@ -176,6 +176,7 @@ static const struct conf_key job_bench_keys[] = {
 	    .flags = CONF_EMPTY_OK,
 	    .expect = "a non-empty list (argv)" },
 	{ .name = "parser", .parse = conf_parse_str, .off = BEN(parser) },
+	{ .name = "kernel", .parse = conf_parse_str, .off = BEN(kernel) },
 	{ .name = "parser_args",
 	    .parse = conf_parse_str,
 	    .off = BEN(parser_args) },

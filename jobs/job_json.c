@@ -155,6 +155,7 @@ job_json_benchmark(const struct job_benchmark *b)
 
 	json_object_set_new(o, "name", json_string(b->name));
 	json_object_set_new(o, "custom", json_boolean(b->custom));
+	job_json_set_str(o, "kernel", b->kernel);
 	for (i = 0; i < b->nparams; i++)
 		json_object_set_new(params, b->params[i].key,
 		    job_json_strings(b->params[i].values,
@@ -515,6 +516,7 @@ static int
 job_json_benchmark_get(json_t *o, struct job_benchmark *b, char **cause)
 {
 	const char  *name, *parser = NULL, *args = NULL, *sample = NULL;
+	const char  *kernel = NULL;
 	json_t	    *params, *cmd = NULL, *metrics = NULL;
 	json_t	    *install = NULL, *server = NULL, *adaptive = NULL;
 	json_error_t err;
@@ -524,13 +526,13 @@ job_json_benchmark_get(json_t *o, struct job_benchmark *b, char **cause)
 	b->iterations = b->warmups = -1;
 	if (json_unpack_ex(o, &err, JSON_STRICT,
 		"{s:s, s:b, s:o, s?i, s?o, s?i, s?I, s?o, s?s, s?s, s?s, s?o, "
-		"s?o, s?o}",
+		"s?o, s?o, s?s}",
 		"name", &name, "custom", &custom, "params", &params,
 		"iterations", &b->iterations, "adaptive", &adaptive, "warmups",
 		&b->warmups, "timeout_ms", &timeout, "command", &cmd, "parser",
 		&parser, "parser_args", &args, "parser_sample", &sample,
-		"metrics", &metrics, "install", &install, "server",
-		&server) != 0)
+		"metrics", &metrics, "install", &install, "server", &server,
+		"kernel", &kernel) != 0)
 		return job_json_fail(cause, "benchmark", err.text);
 	b->name = xstrdup(name);
 	b->custom = custom;
@@ -538,6 +540,7 @@ job_json_benchmark_get(json_t *o, struct job_benchmark *b, char **cause)
 	b->parser = job_json_dup(parser);
 	b->parser_args = job_json_dup(args);
 	b->parser_sample = job_json_dup(sample);
+	b->kernel = job_json_dup(kernel);
 	if (job_json_params_get(params, b, cause) == -1 ||
 	    job_json_adaptive_get(adaptive, b, cause) == -1 ||
 	    job_json_setup_get(install, server, b, cause) == -1)

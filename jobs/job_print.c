@@ -189,6 +189,8 @@ job_print_benchmark(struct conf_emit *e, const struct job_benchmark *b)
 {
 	conf_emit_map(e, false);
 	conf_emit_str(e, "name", b->name);
+	if (b->kernel != NULL)
+		conf_emit_str(e, "kernel", b->kernel);
 	job_print_params(e, b);
 	job_print_iterations(e, b);
 	if (b->warmups != -1)

@@ -59,15 +59,21 @@ plan_combinations(const struct job_benchmark *b)
 	return n;
 }
 
-/* Returns the number of runs of one machine and round. */
+/*
+ * The runs of one machine and round: each kernel's combinations of the
+ * benchmarks that run under it.
+ */
 static size_t
 plan_count_per_round(const struct job *job)
 {
-	size_t i, n = 0;
+	size_t i, k, n = 0;
 
-	for (i = 0; i < job->nbenchmarks; i++)
-		n += plan_combinations(&job->benchmarks[i]);
-	return n * job->nkernels;
+	for (k = 0; k < job->nkernels; k++)
+		for (i = 0; i < job->nbenchmarks; i++)
+			if (job_benchmark_runs_on(&job->benchmarks[i],
+				&job->kernels[k]))
+				n += plan_combinations(&job->benchmarks[i]);
+	return n;
 }
 
 /* Returns the number of runs the job expands to, per machine. */
@@ -293,6 +299,8 @@ plan_add_round(const struct job *job, size_t m, int r, size_t *order,
 	for (k = 0; k < job->nkernels; k++)
 		for (i = 0; i < job->nbenchmarks; i++) {
 			b = &job->benchmarks[i];
+			if (!job_benchmark_runs_on(b, &job->kernels[order[k]]))
+				continue;
 			for (c = 0; c < plan_combinations(b); c++) {
 				run = &plan->runs[plan->n];
 				if (plan_fill_run(job, b, c, run, cause) == -1)

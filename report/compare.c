@@ -231,8 +231,8 @@ compare_table_add_note(struct compare_table *t, const char *fmt, ...)
 	va_end(ap);
 }
 
-/* Returns the statistic of a summary that the table shows. */
-static double
+/* The statistic of a summary that a table shows; see compare.h. */
+double
 compare_stat_value(enum compare_stat stat, const struct stats_summary *s)
 {
 	switch (stat) {
@@ -395,7 +395,6 @@ compare_table_decimals(const struct compare_table *t)
 {
 	double v, min = INFINITY;
 	size_t i, j;
-	int    d;
 
 	if (t->decimals >= 0)
 		return t->decimals;
@@ -405,9 +404,19 @@ compare_table_decimals(const struct compare_table *t)
 			if (!isnan(v) && v > 0 && v < min)
 				min = v;
 		}
-	if (isinf(min))
+	return compare_decimals(min);
+}
+
+/* The decimals for three significant digits of v; see compare.h. */
+int
+compare_decimals(double v)
+{
+	int d;
+
+	v = fabs(v);
+	if (isinf(v) || isnan(v) || v == 0)
 		return 2;
-	d = 2 - (int)floor(log10(min));
+	d = 2 - (int)floor(log10(v));
 	return d < 0 ? 0 : d > 9 ? 9 : d;
 }
 

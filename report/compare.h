@@ -130,4 +130,9 @@ const char	    *compare_stat_name(enum compare_stat);
 enum stats_test_kind compare_stat_test(enum compare_stat);
 int		     compare_stat_parse(const char *, enum compare_stat *);
 
+/* The statistic stat of a summary, as a table shows it. */
+double compare_stat_value(enum compare_stat, const struct stats_summary *);
+/* The decimals that show three significant digits of v (2 for 0, inf). */
+int compare_decimals(double v);
+
 #endif

@@ -191,8 +191,8 @@ report_machines(FILE *fp, struct db *db, int64_t job, char **cause)
 	return 0;
 }
 
-/* Describes where a kernel comes from, from kernels.spec (caller frees). */
-static char *
+/* Describes where a kernel comes from, from kernels.spec; see .h. */
+char *
 report_kernel_source(const char *spec)
 {
 	json_t	   *o = report_facts(spec);

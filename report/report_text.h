@@ -15,7 +15,13 @@ struct db;
 struct db_job;
 
 /* Prints the report of job j to fp; 0, or -1 with *cause. */
-int report_text_print(FILE *fp, struct db *, const struct db_job *j,
-    const char *style, char **cause);
+/*
+ * Where a kernel comes from, from its kernels.spec (JSON): "built from
+ * TREE at BASE + patches 1-N of SERIES", "image ..." or "the kernel the
+ * machine runs"; the caller frees it.
+ */
+char *report_kernel_source(const char *spec);
+int   report_text_print(FILE *fp, struct db *, const struct db_job *j,
+      const char *style, char **cause);
 
 #endif

@@ -191,6 +191,19 @@ stats_mwu_ranks(const double *b, size_t nb, const double *x, size_t nx,
 	return ties;
 }
 
+/* The midranks of x (ties share the mean of their ranks, 1-based). */
+void
+stats_midranks(const double *x, size_t n, double *r)
+{
+	long  *r2 = xreallocarray(NULL, n ? n : 1, sizeof *r2);
+	size_t i;
+
+	stats_mwu_ranks(x, n, x, 0, r2);
+	for (i = 0; i < n; i++)
+		r[i] = (double)r2[i] / 2;
+	free(r2);
+}
+
 /*
  * Exact two-sided p of the doubled base rank sum obs: counts the subsets
  * of size nb of the pooled doubled midranks by their sum.

@@ -68,6 +68,8 @@ void	    stats_test_run(enum stats_test_kind, const double *, size_t,
 	   const double *, size_t, struct stats_test *);
 size_t	    stats_test_min_n(enum stats_test_kind);
 const char *stats_test_name(enum stats_test_kind);
+/* The midranks of x into r (ties share the mean of their 1-based ranks). */
+void stats_midranks(const double *x, size_t n, double *r);
 /* The half-width of the 95% CI of the mean (t), NAN for n < 2. */
 double stats_ci_halfwidth(const double *, size_t);
 /*

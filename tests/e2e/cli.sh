@@ -83,7 +83,7 @@ check "... with the closest" has "$T/err" '(did you mean "compare"?)'
 check "a missing subcommand exits 2" rc 2 "$hilab" sweep
 check "a bad duration exits 2" rc 2 "$hilab" wait --timeout soon 1
 check "a required option missing exits 2" rc 2 "$hilab" sweep add s "$T/hb.yaml"
-check "... naming it" has "$T/err" "sweep add: --every DURATION is required"
+check "... naming it" has "$T/err" "--every or --cron is required"
 check "--at that is no time of day exits 2" rc 2 "$hilab" sweep add s "$T/hb.yaml" --every 1d --at 25:00
 check "... naming it" has "$T/err" 'sweep add: --at "25:00": not a time of day HH:MM'
 check "hilabd with a bad option exits 2" rc 2 "$hilabd" --bogus

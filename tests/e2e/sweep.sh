@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Scheduled sweeps end to end on a real lab host (sshd in a network
 # namespace), the real agent and SQLite: a hackbench sweep every 2 s queues
-# one job at a time, a job file that turns invalid queues nothing, and the
-# regression check flags a custom command that really got slower (and not
-# one that stayed the same or got faster).
+# one job at a time, a job file that turns invalid queues nothing, a cron
+# sweep whose slots passed while hilabd was down runs once, and the change
+# point check flags a custom command that really got slower (and not one
+# that stayed the same or got faster).
 set -u
 . "$HILAB_SRCDIR/tests/integration/lib.sh"
 lab_init
@@ -18,17 +19,6 @@ trap daemon_cleanup EXIT
 sweep_jobs() {
 	sql "SELECT COUNT(*) FROM jobs j JOIN sweeps s ON s.id = j.sweep
 	    WHERE s.name = '$1' AND ('${2:-}' = '' OR j.state = '${2:-}')"
-}
-
-# wait_for SECONDS COMMAND...: until the command succeeds.
-wait_for() {
-	local end=$(($(date +%s) + $1))
-
-	shift
-	until "$@"; do
-		[ "$(date +%s)" -lt "$end" ] || return 1
-		sleep 0.1
-	done
 }
 
 # at_least N COMMAND...: the command prints a number >= N.
@@ -51,7 +41,7 @@ benchmarks:
     parser: regex
     parser_args: "took[us]=took ([0-9]+)"
     metrics: [{name: took, unit: us, direction: lower}]
-    iterations: 6
+    iterations: 3
 YAML
 }
 
@@ -62,25 +52,28 @@ nap_skips() {
 }
 
 # nap_job K [SKIP]: runs the nap sweep until its K-th job ended and was
-# compared; with SKIP, lets one slot pass while the job runs.
+# checked; with SKIP, lets one slot pass while the job runs.
 nap_job() {
 	"$hilab" sweep enable nap >/dev/null
 	wait_for 30 at_least "$1" sweep_jobs nap
 	[ -z "${2:-}" ] || wait_for 10 at_least 1 nap_skips
 	"$hilab" sweep disable nap >/dev/null
-	wait_for 60 at_least "$1" sql "SELECT COUNT(*) FROM jobs j JOIN sweeps s
+	wait_for 60 at_least 1 sql "SELECT COUNT(*) FROM jobs j JOIN sweeps s
 	    ON s.id = j.sweep WHERE s.name = 'nap' AND j.id = s.checked_job
-	    AND (SELECT COUNT(*) FROM jobs WHERE sweep = s.id) = $1"
+	    AND j.id = s.last_job
+	    AND (SELECT COUNT(*) FROM jobs WHERE sweep = s.id) = $1" ||
+	    echo "# job $1 of the nap sweep was not checked within 60 s"
 }
 
-# nap_worse K: the warn events of the nap sweep's K-th job.
+# nap_worse K: the warn events (suspected regressions) of the nap sweep's
+# K-th job.
 nap_worse() {
 	sql "SELECT COUNT(*) FROM events e JOIN sweeps s ON s.id = e.sweep
 	    WHERE s.name = 'nap' AND e.level = 'warn' AND e.job = (SELECT id
 	    FROM jobs WHERE sweep = s.id ORDER BY id LIMIT 1 OFFSET $(($1 - 1)))"
 }
 
-echo "1..19"
+echo "1..27"
 
 cat >"$LAB_TMP/hb.yaml" <<YAML
 name: hb
@@ -126,30 +119,55 @@ check "the invalid file is an error event with file:line:col" test "$(sql "SELEC
 check "nothing is queued for it" test "$(sweep_jobs broken)" = 0
 check "its next run moved an hour on" test "$(sql "SELECT next_at FROM sweeps WHERE name = 'broken'")" -gt $((t0 + 3500000))
 
-# Regression check on measured sleeps: 0.2 s, then 0.4 s (worse), 0.4 s
-# again (same), 0.2 s (better).
+# A cron sweep every minute whose last 10 slots passed while hilabd was
+# down: queued once at start, then due at the next minute.
+"$hilab" sweep add minutely "$LAB_TMP/hb.yaml" --cron "* * * * *" >"$LAB_TMP/add.out"
+check "sweep add --cron names the schedule" grep -q '^sweep "minutely" added: .* cron \* \* \* \* \*, first run' "$LAB_TMP/add.out"
+daemon_stop TERM
+sql "UPDATE sweeps SET next_at = (strftime('%s', 'now') - 600) / 60 * 60000 WHERE name = 'minutely'"
+daemon_start
+wait_for 10 at_least 1 sweep_jobs minutely
+"$hilab" sweep disable minutely >/dev/null
+sleep 1
+now=$(($(date +%s) * 1000))
+check "10 missed cron slots queue one job" test "$(sweep_jobs minutely)" = 1
+next=$(sql "SELECT next_at FROM sweeps WHERE name = 'minutely'")
+check "... and the next slot is the next minute" test $((next % 60000)) = 0 -a "$next" -gt $((now - 60000)) -a "$next" -le $((now + 60000))
+check "... with no skipped-slot events" test "$(sql "SELECT COUNT(*) FROM events e JOIN sweeps s ON s.id = e.sweep WHERE s.name = 'minutely' AND e.message LIKE '%skipped%'")" = 0
+
+# Change points on measured sleeps: 3 jobs of 0.2 s, 3 of 0.4 s (worse,
+# found once the sixth is done), one more of 0.4 s (same), then 3 of
+# 0.2 s (better: an improvement, not a regression).
 nap_file 0.2
 "$hilab" sweep add nap "$LAB_TMP/nap.yaml" --every 1s >/dev/null
 "$hilab" sweep disable nap >/dev/null
-nap_job 1
+for k in 1 2 3; do nap_job $k; done
 nap_file 0.4
-nap_job 2 skip
-check "a slot while job 2 runs is skipped, with an event" test "$(nap_skips)" -ge 1
-check "0.2 s -> 0.4 s sleep is flagged worse" test "$(nap_worse 2)" = 1
+nap_job 4 skip
+check "a slot while job 4 runs is skipped, with an event" test "$(nap_skips)" -ge 1
+nap_job 5
+check "3 jobs at 0.2 s and 2 at 0.4 s: not yet a change" test "$(nap_worse 5)" = 0
+nap_job 6
+check "0.2 s -> 0.4 s sleep is flagged worse after the third job" test "$(nap_worse 6)" = 1
+job3=$(sql "SELECT id FROM jobs WHERE name = 'nap' ORDER BY id LIMIT 1 OFFSET 2")
+job4=$(sql "SELECT id FROM jobs WHERE name = 'nap' ORDER BY id LIMIT 1 OFFSET 3")
 msg=$(sql "SELECT message FROM events WHERE level = 'warn' AND sweep = (SELECT id FROM sweeps WHERE name = 'nap')")
 echo "# $msg"
-check "the event names metric, machine, values, change and p" eval "echo '$msg' | grep -Eq '^sweep \"nap\": nap took on demo: 2[0-9]{5} -> 4[0-9]{5} us \\(\\+[0-9.]+%, worse, p=[0-9.e-]+\\)\$'"
-nap_file 0.4
-nap_job 3
-check "0.4 s -> 0.4 s is not flagged" test "$(nap_worse 3)" = 0
+check "the event names the series, values, change, p and the job it changed at" eval "echo '$msg' | grep -Eq '^sweep \"nap\": suspected regression: nap took on demo: [0-9]+ -> [0-9]+ us \\(\\+[0-9.]+%, worse, p=[0-9.e-]+\\) from job $job4 on \\(after job $job3\\)\$'"
+check "the change is stored, from job 4, and is being confirmed" test "$(sql "SELECT job || ' ' || before_job || ' ' || verdict || ' ' || (state IN ('confirming', 'confirmed')) FROM sweep_changes")" = "$job4 $job3 regression 1"
+nap_job 7
+check "0.4 s -> 0.4 s is not flagged" test "$(nap_worse 7)" = 0
 nap_file 0.2
-nap_job 4
-check "0.4 s -> 0.2 s (better) is not flagged" test "$(nap_worse 4)" = 0
-check "all four nap jobs done, each compared" test "$(sql "SELECT COUNT(*) FROM jobs WHERE name = 'nap' AND state = 'done'"),$(sql "SELECT COUNT(*) FROM events WHERE message LIKE 'sweep \"nap\": job % against job %: % of 1 metrics worse'")" = 4,3
+for k in 8 9 10; do nap_job $k; done
+check "0.4 s -> 0.2 s (better) is not flagged worse" test "$(nap_worse 8),$(nap_worse 9),$(nap_worse 10)" = 0,0,0
+check "... but found as an improvement" test "$(sql "SELECT COUNT(*) FROM events WHERE level = 'info' AND message LIKE 'sweep \"nap\": suspected improvement: nap took on demo: % -> % us (-%, better, p=%) from job % on (after job %)'")" = 1
+check "all ten nap jobs done, each checked" test "$(sql "SELECT COUNT(*) FROM jobs WHERE name = 'nap' AND state = 'done'"),$(sql "SELECT COUNT(*) FROM events WHERE message LIKE 'sweep \"nap\": job % series checked for change points: %'")" = 10,10
+"$hilab" --json sweep show nap >"$LAB_TMP/nap.json"
+check "sweep show --json has both changes" python3 -c 'import json,sys; v=json.load(open(sys.argv[1]))["changes"]; sys.exit(not ([c["verdict"] for c in v] == ["regression", "improvement"] and v[0]["job"] == int(sys.argv[2]) and v[0]["effect_pct"] > 20 and v[1]["effect_pct"] < -15))' "$LAB_TMP/nap.json" "$job4"
 "$hilab" sweep show nap >"$LAB_TMP/nap.out"
-check "sweep show lists the regression" eval "sed -n '/^regressions:/,/^events:/p' '$LAB_TMP/nap.out' | grep -q 'nap took on demo:.*worse, p='"
+check "sweep show lists the regression" eval "sed -n '/^regressions:/,/^events:/p' '$LAB_TMP/nap.out' | grep -q 'suspected regression: nap took on demo:.*worse, p='"
 "$hilab" sweep rm nap >/dev/null
-check "sweep rm keeps the jobs" test "$(sql "SELECT COUNT(*) FROM jobs WHERE name = 'nap' AND sweep IS NULL")" = 4
+check "sweep rm keeps the jobs" test "$(sql "SELECT COUNT(*) FROM jobs WHERE name = 'nap' AND sweep IS NULL")" = 10
 
 daemon_stop TERM
 daemon_log_on_failure

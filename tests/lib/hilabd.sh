@@ -143,6 +143,17 @@ daemon_cleanup() {
 	lab_teardown
 }
 
+# wait_for SECONDS COMMAND...: until the command succeeds.
+wait_for() {
+	local end=$(($(date +%s) + $1))
+
+	shift
+	until "$@"; do
+		[ "$(date +%s)" -lt "$end" ] || return 1
+		sleep 0.1
+	done
+}
+
 # until_true TENTHS COMMAND...: runs the command every 0.1 s until it
 # succeeds or TENTHS tries have failed.
 until_true() {

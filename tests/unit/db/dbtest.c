@@ -145,3 +145,42 @@ dbtest_fixture(struct db *db, const char *machine, int nruns, int64_t *run_ids)
 	}
 	return job;
 }
+
+/* cmocka setup: a struct dbtest with a fresh database in *state. */
+int
+dbtest_setup(void **state)
+{
+	struct dbtest *f = xcalloc(1, sizeof *f);
+
+	f->dir = dbtest_tmpdir();
+	f->path = dbtest_path(f->dir, "hilab.db");
+	f->db = dbtest_open(f->dir, "hilab.db");
+	*state = f;
+	return 0;
+}
+
+/* cmocka teardown of dbtest_setup: closes and removes the database. */
+int
+dbtest_teardown(void **state)
+{
+	struct dbtest *f = *state;
+
+	db_close(f->db);
+	dbtest_rmtree(f->dir);
+	free(f->dir);
+	free(f->path);
+	free(f->cause);
+	free(f);
+	return 0;
+}
+
+/* Asserts that f->cause holds text, then clears it. */
+void
+dbtest_expect_cause(struct dbtest *f, const char *text)
+{
+	assert_non_null(f->cause);
+	if (strstr(f->cause, text) == NULL)
+		fail_msg("cause \"%s\" lacks \"%s\"", f->cause, text);
+	free(f->cause);
+	f->cause = NULL;
+}

@@ -21,6 +21,20 @@ char *dbtest_cli(const char *path, const char *sql);
 /* Runs a single-value query through the sqlite3 shell as an integer. */
 int64_t dbtest_cli_int(const char *path, const char *sql);
 
+/* A fresh database in a temporary directory, and the last call's cause. */
+struct dbtest {
+	char	  *dir;
+	char	  *path; /* dir/hilab.db */
+	struct db *db;
+	char	  *cause;
+};
+
+/* cmocka setup and teardown of a struct dbtest in *state. */
+int dbtest_setup(void **state);
+int dbtest_teardown(void **state);
+/* Asserts that the last call failed with a cause holding text; clears it. */
+void dbtest_expect_cause(struct dbtest *, const char *text);
+
 /* A machine, kernel, job and n runs on it: returns the job id. */
 int64_t dbtest_fixture(struct db *, const char *machine, int nruns,
     int64_t *run_ids);

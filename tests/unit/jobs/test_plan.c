@@ -305,6 +305,68 @@ test_plan_from_json(void **state)
 	job_free(back);
 }
 
+/*
+ * An A/B job of two definitions: each benchmark runs under its own kernel
+ * only, in the alternating order of the rounds, also from stored JSON.
+ */
+static void
+test_per_kernel(void **state)
+{
+	struct job *job = load_text(
+	    "name: ab\nmachines: [m]\nrounds: 3\nkernels:\n"
+	    "  - {name: good, image: /srv/k/good}\n"
+	    "  - {name: suspect, image: /srv/k/suspect}\nbenchmarks:\n"
+	    "  - {name: nap, kernel: good, command: [sleep, \"1\"], "
+	    "parser: regex, parser_args: \"x=x ([0-9]+)\", "
+	    "metrics: [{name: x, unit: s, direction: lower}]}\n"
+	    "  - {name: nap, kernel: suspect, command: [sleep, \"3\"], "
+	    "parser: regex, parser_args: \"x=x ([0-9]+)\", "
+	    "metrics: [{name: x, unit: s, direction: lower}]}\n");
+	const char *want[] = { "good 1", "suspect 3", "suspect 3", "good 1",
+		"good 1", "suspect 3" };
+	char	   *json = job_to_json(job), *cause = NULL, *got;
+	struct job *back = job_from_json(json, &cause);
+	struct plan plan;
+	size_t	    i;
+
+	(void)state;
+	assert_non_null(back);
+	assert_int_equal(plan_count_per_machine(back), 6);
+	build(back, &plan);
+	assert_int_equal(plan.n, 6);
+	for (i = 0; i < plan.n; i++) {
+		got = xasprintf("%s %s", plan.runs[i].kernel,
+		    plan.runs[i].argv[1]);
+		assert_string_equal(got, want[i]);
+		free(got);
+	}
+	plan_free(&plan);
+	free(json);
+	job_free(job);
+	job_free(back);
+}
+
+/* A benchmark's kernel must be one of the job's. */
+static void
+test_per_kernel_unknown(void **state)
+{
+	static const char text[] =
+	    "name: ab\nmachines: [m]\nbenchmarks:\n"
+	    "  - {name: nap, kernel: other, command: [sleep, \"1\"], "
+	    "parser: regex, parser_args: \"x=x ([0-9]+)\", "
+	    "metrics: [{name: x, unit: s, direction: lower}]}\n";
+	char *cause = NULL;
+
+	(void)state;
+	assert_null(
+	    job_load_string("ab.yaml", text, strlen(text), NULL, NULL, &cause));
+	if (strstr(cause,
+		"ab.yaml:4:25: kernel \"other\": not a kernel of "
+		"the job") == NULL)
+		fail_msg("%s", cause);
+	free(cause);
+}
+
 /* A catalog benchmark not resolved against a catalog cannot be planned. */
 static void
 test_unresolved(void **state)
@@ -489,6 +551,8 @@ main(void)
 		cmocka_unit_test(test_cartesian),
 		cmocka_unit_test(test_expand_arg),
 		cmocka_unit_test(test_plan_from_json),
+		cmocka_unit_test(test_per_kernel),
+		cmocka_unit_test(test_per_kernel_unknown),
 		cmocka_unit_test(test_unresolved),
 		cmocka_unit_test(test_required_metrics),
 		cmocka_unit_test(test_missing),
