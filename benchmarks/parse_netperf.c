@@ -116,7 +116,7 @@ netperf_row(char *line, size_t col, double *v)
 static void
 netperf_result(struct netperf_state *st, char *line, struct parse_result *res)
 {
-	double v;
+	double v = 0;
 
 	if (st->want == NETPERF_UDP_RECV) {
 		/* receive row: socket, time, messages, throughput, ... */

@@ -111,6 +111,9 @@ detect_sample_cb(const struct db_job_sample *x, void *arg)
 	struct detect_series *s = detect_series(arg, x);
 	struct detect_point  *p = s->n ? &s->v[s->n - 1] : NULL;
 
+	if (compare_dir_parse(x->direction) != s->dir ||
+	    strcmp(x->unit, s->unit) != 0)
+		s->dir = COMPARE_DIR_UNKNOWN; /* jobs declare it differently */
 	if (p == NULL || p->job != x->job) {
 		s->v = xreallocarray(s->v, s->n + 1, sizeof *s->v);
 		p = &s->v[s->n++];

@@ -22,6 +22,9 @@
 #include "report/mail.h"
 #include "report/report_text.h"
 
+/* The commits a mail lists at most, as text for git's option. */
+#define NOTIFY_MAX_COMMITS "50"
+
 /* The kernel of side k of the A/B job's spec as JSON text, or NULL. */
 static char *
 notify_kernel_spec(const char *spec, size_t k)
@@ -36,7 +39,30 @@ notify_kernel_spec(const char *spec, size_t k)
 	return s;
 }
 
-/* "git -C TREE log A..B" when both kernels are built from one tree. */
+/* The commits A..B of tree, one "id subject" a line, indented. */
+static void
+notify_commit_list(FILE *fp, const char *tree, const char *a, const char *b)
+{
+	char	    *range = xasprintf("%s..%s", a, b), *out = NULL;
+	char	    *cause = NULL, *line, *save = NULL;
+	char	    *argv[] = { (char *)"git", (char *)"-C", (char *)tree,
+		       (char *)"log", (char *)"--oneline", (char *)"--no-decorate",
+		       (char *)"--max-count=" NOTIFY_MAX_COMMITS, range, NULL };
+	struct spawn sp = { .argv = argv, .log_fd = -1, .output = &out };
+
+	if (spawn_run(&sp, &cause) == 0 && out != NULL)
+		for (line = strtok_r(out, "\n", &save); line != NULL;
+		     line = strtok_r(NULL, "\n", &save))
+			fprintf(fp, "             %s\n", line);
+	free(range);
+	free(out);
+	free(cause);
+}
+
+/*
+ * "git -C TREE log A..B" and its commits (the newest first, at most
+ * NOTIFY_MAX_COMMITS) when both kernels are built from one tree.
+ */
 static void
 notify_commits(FILE *fp, const char *spec)
 {
@@ -52,8 +78,10 @@ notify_commits(FILE *fp, const char *spec)
 	    json_string_value(json_object_get(json_array_get(ks, 1), "base"));
 
 	if (g0 != NULL && g1 != NULL && b0 != NULL && b1 != NULL &&
-	    strcmp(g0, g1) == 0)
+	    strcmp(g0, g1) == 0) {
 		fprintf(fp, "  commits    git -C %s log %s..%s\n", g0, b0, b1);
+		notify_commit_list(fp, g0, b0, b1);
+	}
 	json_decref(o);
 }
 

@@ -43,6 +43,13 @@ static const char job_undeclared[] =
     "\"other\",\"unit\":\"s\",\"direction\":\"lower\",\"statistic\":"
     "\"amean\"}]}]}";
 
+/* The same benchmark declaring "time" the other way round. */
+static const char job_higher[] =
+    "{\"name\":\"nightly\",\"kernels\":[{\"name\":\"base\"}],"
+    "\"benchmarks\":[{\"name\":\"hackbench\",\"metrics\":[{\"name\":"
+    "\"time\",\"unit\":\"s\",\"direction\":\"higher\",\"statistic\":"
+    "\"amean\"}]}]}";
+
 struct fixture {
 	struct db *db;
 	int64_t	   kernel;
@@ -568,6 +575,34 @@ test_detect_undeclared(void **state)
 	db_sweep_free(w);
 }
 
+/*
+ * A series whose jobs declare the metric differently (lower, then higher)
+ * has no direction: its step is not judged either way.
+ */
+static void
+test_detect_redeclared(void **state)
+{
+	struct fixture	*f = *state;
+	struct db_sweep *w = sweep_get(f);
+	char		*cause = NULL, *msg;
+	int64_t		 job = 0;
+	size_t		 n, i;
+
+	for (i = 0; i < 6; i++)
+		job = sweep_job_add(f, i < 3 ? job_spec : job_higher,
+		    i < 3 ? v1_base : v1_slow);
+	assert_int_equal(sweeper_detect(f->db, w, job, &cause), 0);
+	msg = sweep_warning(f, job, DB_INFO);
+	assert_non_null(strstr(msg,
+	    "0 series checked for change points: 0 "
+	    "suspected regressions, 0 improvements; 1 "
+	    "not judged (no declared direction)"));
+	free(msg);
+	db_sweep_change_list_free(sweep_changes(f, &n), n);
+	assert_int_equal(n, 0);
+	db_sweep_free(w);
+}
+
 int
 main(void)
 {
@@ -576,6 +611,8 @@ main(void)
 		cmocka_unit_test(test_running_run),
 		cmocka_unit_test(test_undeclared),
 		cmocka_unit_test_setup_teardown(test_detect_step, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_detect_redeclared, setup,
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_detect_undeclared, setup,
 		    teardown),
