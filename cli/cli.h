@@ -101,6 +101,10 @@ int cmd_kernels_build(const struct cli_options *, const struct args *);
 int cmd_sweep_add(const struct cli_options *, const struct args *);
 int cmd_sweep_list(const struct cli_options *, const struct args *);
 int cmd_sweep_show(const struct cli_options *, const struct args *);
+int cmd_bisect_start(const struct cli_options *, const struct args *);
+int cmd_bisect_list(const struct cli_options *, const struct args *);
+int cmd_bisect_show(const struct cli_options *, const struct args *);
+int cmd_bisect_cancel(const struct cli_options *, const struct args *);
 /* sweep rm, enable and disable: the command's name says which. */
 int cmd_sweep_change(const struct cli_options *, const struct args *);
 

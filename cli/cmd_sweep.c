@@ -42,7 +42,7 @@ sweep_json(const struct db_sweep *w)
 	snprintf(at, sizeof at, "%02d:%02d", w->at_minute / 60,
 	    w->at_minute % 60);
 	return json_pack("{s:s, s:s, s:o?, s:s?, s:s?, s:b, s:I, s:o?, s:s?, "
-			 "s:i, s:s?, s:o?}",
+			 "s:i, s:s?, s:o?, s:I}",
 	    "name", w->name, "file", w->file, "interval_ms",
 	    w->cron == NULL ? json_integer(w->interval_ms) : NULL, "at",
 	    w->at_minute >= 0 ? at : NULL, "cron", w->cron, "enabled",
@@ -50,7 +50,8 @@ sweep_json(const struct db_sweep *w)
 	    w->last_job ? json_integer(w->last_job) : NULL, "last_state",
 	    w->last_job ? db_state_name(w->last_state) : NULL, "confirm_rounds",
 	    w->confirm_rounds, "mbox", w->mbox, "mail_command",
-	    w->mail_command ? json_loads(w->mail_command, 0, NULL) : NULL);
+	    w->mail_command ? json_loads(w->mail_command, 0, NULL) : NULL,
+	    "bisect_budget", (json_int_t)w->bisect_budget);
 }
 
 /*
@@ -138,6 +139,11 @@ sweep_add_mail(const struct args *a, struct db_sweep *w)
 	char	   *cwd;
 
 	w->confirm_rounds = (int)args_num(a, "confirm-rounds", 3);
+	w->bisect_budget = args_num(a, "bisect", 0);
+	if (w->bisect_budget != 0 && w->bisect_budget < 10)
+		return cli_error(CLI_EXIT_USAGE,
+		    "sweep \"%s\": --bisect %lld: 10 samples or more", w->name,
+		    (long long)w->bisect_budget);
 	if (w->confirm_rounds < 2 || w->confirm_rounds > 1000)
 		return cli_error(CLI_EXIT_USAGE,
 		    "sweep \"%s\": --confirm-rounds %d: not in 2-1000", w->name,

@@ -44,6 +44,10 @@ static const cli_handler cli_handlers[CLI_NCMDS] = {
 	[CLI_SWEEP_RM] = cmd_sweep_change,
 	[CLI_SWEEP_ENABLE] = cmd_sweep_change,
 	[CLI_SWEEP_DISABLE] = cmd_sweep_change,
+	[CLI_BISECT_START] = cmd_bisect_start,
+	[CLI_BISECT_LIST] = cmd_bisect_list,
+	[CLI_BISECT_SHOW] = cmd_bisect_show,
+	[CLI_BISECT_CANCEL] = cmd_bisect_cancel,
 	[CLI_HELP] = cli_help,
 };
 

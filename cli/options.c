@@ -229,6 +229,10 @@ static const struct args_opt cli_sweep_add_opts[] = {
 	    "pipe that mail to this command, one --mail-command per argv "
 	    "word, no shell (--mail-command /usr/sbin/sendmail "
 	    "--mail-command -oi --mail-command dev@example.org)" },
+	{ "bisect", 0, ARGS_INT, "N", NULL, 0,
+	    "bisect each confirmed regression between the commits of its two "
+	    "jobs' kernel (built from one git tree), with a budget of N "
+	    "samples (10 or more); the result is mailed" },
 	{ NULL },
 };
 
@@ -258,6 +262,67 @@ static const struct args_cmd cli_sweep[] = {
 	    cli_sweep_arg, NULL, NULL },
 	{ "disable", CLI_SWEEP_DISABLE, "stop queueing a sweep", NULL,
 	    cli_sweep_arg, NULL, NULL },
+	{ NULL },
+};
+
+static const struct args_pos cli_bisect_start_args[] = {
+	{ "FILE", ARGS_FILE, NULL, 0,
+	    "a job file: its kernel built from git says how each commit is "
+	    "built and booted, its benchmark what is measured" },
+	{ NULL },
+};
+
+static const struct args_opt cli_bisect_start_opts[] = {
+	{ "good", 0, ARGS_TEXT, "COMMIT", NULL, ARGS_REQUIRED,
+	    "the last commit known good" },
+	{ "bad", 0, ARGS_TEXT, "COMMIT", NULL, ARGS_REQUIRED,
+	    "a commit known bad; good must be an ancestor (the commits "
+	    "between are those of its first parents)" },
+	{ "tree", 0, ARGS_DIR, "DIR", NULL, 0,
+	    "the git tree (default: the job's kernel's)" },
+	{ "machine", 0, ARGS_MACHINE, "NAME", NULL, 0,
+	    "the machine, if the job names several" },
+	{ "benchmark", 0, ARGS_BENCHMARK, "NAME", NULL, 0,
+	    "the benchmark, if the job has several; each of its parameters "
+	    "must have one value" },
+	{ "metric", 0, ARGS_TEXT, "NAME", NULL, 0,
+	    "the metric (default: the benchmark's first)" },
+	{ "budget", 0, ARGS_INT, "N", NULL, 0,
+	    "samples at most, ends included (default 400)" },
+	{ "confidence", 0, ARGS_TEXT, "P", NULL, 0,
+	    "the posterior needed to name the first bad commit (default "
+	    "0.995)" },
+	{ "name", 0, ARGS_TEXT, "NAME", NULL, 0,
+	    "the bisection's name (default: the job's)" },
+	{ NULL },
+};
+
+static const struct args_pos cli_bisect_arg[] = {
+	{ "ID", ARGS_INT, NULL, 0,
+	    "a bisection, as hilab bisect list shows it" },
+	{ NULL },
+};
+
+static const struct args_cmd cli_bisect[] = {
+	{ "start", CLI_BISECT_START,
+	    "find the first bad commit between a good and a bad one",
+	    "hilabd measures the ends until they differ, then one commit per "
+	    "step job, built, booted and measured between one run of each end "
+	    "on the machine (so drift between steps is taken out), and after "
+	    "each step picks the commit that splits its belief about where "
+	    "the change is most evenly. It ends when one commit (or a range of commits "
+	    "that do not build and the one after them) holds the confidence, "
+	    "when the ends do not differ, or when the budget is spent.",
+	    cli_bisect_start_args, cli_bisect_start_opts, NULL },
+	{ "list", CLI_BISECT_LIST, "every bisection and its state", NULL, NULL,
+	    NULL, NULL },
+	{ "show", CLI_BISECT_SHOW,
+	    "a bisection: its result, the evidence of every commit measured, "
+	    "its events",
+	    NULL, cli_bisect_arg, NULL, NULL },
+	{ "cancel", CLI_BISECT_CANCEL,
+	    "end a bisection; its step job is cancelled", NULL, cli_bisect_arg,
+	    NULL, NULL },
 	{ NULL },
 };
 
@@ -320,6 +385,9 @@ static const struct args_cmd cli_commands[] = {
 	    NULL, NULL, NULL, cli_kernels },
 	{ "sweep", -1, "scheduled regression sweeps", NULL, NULL, NULL,
 	    cli_sweep },
+	{ "bisect", -1,
+	    "noise-aware bisection: the first bad commit of a range, measured",
+	    NULL, NULL, NULL, cli_bisect },
 	{ "help", CLI_HELP, "the help of a command", NULL, cli_help_args, NULL,
 	    NULL },
 	{ NULL },

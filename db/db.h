@@ -179,6 +179,8 @@ int64_t db_job_insert(struct db *, const char *name, const char *file,
     const char *spec, char **cause);
 /* Returns a job, or NULL with *cause set (also when there is no such id). */
 struct db_job *db_job_get(struct db *, int64_t id, char **cause);
+/* How many runs a job has, in any state (0: it was never planned). */
+int db_job_runs(const struct db_job *);
 /* Every job, oldest first, with its run counts. */
 int db_job_list(struct db *, struct db_job **, size_t *, char **cause);
 /* The oldest queued job, or NULL: *cause stays NULL when there is none. */
@@ -251,8 +253,8 @@ int db_run_set_retried(struct db *, int64_t id, int64_t again, char **cause);
 /* Marks a run failed because its kernel did not boot on its machine. */
 int db_run_set_boot_failed(struct db *, int64_t id, char **cause);
 /*
- * The first run of the job whose kernel did not boot on the machine, 0 if
- * none, -1 on error.
+ * The first run of the job whose kernel did not boot on the machine (kernel
+ * 0: any kernel; machine NULL: any machine), 0 if none, -1 on error.
  */
 int64_t db_run_boot_failed(struct db *, int64_t job, int64_t kernel,
     const char *machine, char **cause);
@@ -516,6 +518,8 @@ struct db_sweep {
 	int	      confirm_rounds; /* of a confirmation job; 0: default */
 	char	     *mbox;	      /* mail to this mbox file, or NULL */
 	char	     *mail_command;   /* JSON array of argv words, or NULL */
+	int64_t	      bisect_budget;  /* bisect confirmed regressions with
+					 this many samples; 0: no */
 };
 
 /*
@@ -657,5 +661,66 @@ int db_iteration_estimate(struct db *, const char *machine,
     const char *benchmark, const char *params, int64_t *ns, char **cause);
 /* The mean start-to-end time (ms) of a job's done runs; 0 if none. */
 int db_job_run_time(struct db *, int64_t job, int64_t *ms, char **cause);
+
+/*
+ * A bisection: the search for the first bad commit between commits[0]
+ * (good) and the last of commits (bad) of tree, measuring benchmark's
+ * metric with params on machine; hilabd queues a step job at a time.
+ */
+struct db_bisect {
+	int64_t id;
+	char   *name;
+	char   *spec; /* the template job, JSON */
+	char   *machine;
+	char   *benchmark;
+	char   *params; /* "k=v,k2=v2", "" for none */
+	char   *metric;
+	char   *tree;
+	char   *commits;  /* JSON array, good end first */
+	char   *subjects; /* JSON array, as long */
+	int64_t budget;	  /* samples at most */
+	double	confidence;
+	char   *state;	 /* running found unsure "no change" failed cancelled */
+	char   *result;	 /* JSON, NULL while running */
+	char   *why;	 /* NULL if none */
+	int64_t sweep;	 /* 0: none */
+	int64_t change;	 /* 0: none */
+	int64_t created; /* as jobs' times */
+	int64_t ended;	 /* 0 while running */
+};
+
+/* One step: the job that measured commits[commit]. */
+struct db_bisect_step {
+	int64_t job;
+	int64_t commit;
+};
+
+/* Adds a running bisection from b (id, state, result, times ignored). */
+int64_t db_bisect_add(struct db *, const struct db_bisect *b, char **cause);
+/* A bisection by id, or NULL with *cause ("no bisection N" if unknown). */
+struct db_bisect *db_bisect_get(struct db *, int64_t id, char **cause);
+/* Every bisection, by id; with running set, the running ones only. */
+int db_bisect_list(struct db *, bool running, struct db_bisect **, size_t *,
+    char **cause);
+/* Records that job measures commit index commit of bisection id. */
+int db_bisect_step_add(struct db *, int64_t id, int64_t job, int64_t commit,
+    char **cause);
+/* The steps of a bisection, by job id; the caller frees the array. */
+int db_bisect_steps(struct db *, int64_t id, struct db_bisect_step **, size_t *,
+    char **cause);
+/*
+ * Ends a running bisection with state, result (JSON or NULL) and why (or
+ * NULL): 1 if it was running, 0 if it had ended already, -1.
+ */
+int db_bisect_end(struct db *, int64_t id, const char *state,
+    const char *result, const char *why, char **cause);
+/* Logs an event about a bisection; job may be 0. */
+int db_bisect_event_add(struct db *, int64_t id, int64_t job, enum db_level,
+    char **cause, const char *fmt, ...) __attribute__((format(printf, 6, 7)));
+/* The events of a bisection, oldest first (free with db_event_list_free). */
+int  db_bisect_events(struct db *, int64_t id, struct db_event **, size_t *,
+     char **cause);
+void db_bisect_free(struct db_bisect *);
+void db_bisect_list_free(struct db_bisect *, size_t);
 
 #endif

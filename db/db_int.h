@@ -3,6 +3,7 @@
 #define HILAB_DB_INT_H
 
 #include <sqlite3.h>
+#include <stdarg.h>
 #include <stdint.h>
 
 #include "db/db.h"
@@ -43,6 +44,7 @@ struct db_event_at {
 	int64_t	    run;
 	int64_t	    sweep;
 	const char *machine;
+	int64_t	    bisect;
 };
 
 /* The columns db_event_collect reads, in its order. */
@@ -52,9 +54,18 @@ struct db_event_at {
 /* Inserts one event. */
 int db_event_insert(struct db *, const struct db_event_at *, enum db_level,
     const char *msg, char **cause);
+/* db_event_insert with the message formatted from fmt and ap. */
+int db_event_vinsert(struct db *, const struct db_event_at *, enum db_level,
+    char **cause, const char *fmt, va_list ap);
 /* Reads every row of a bound DB_EVENT_SELECT statement into *out. */
 int db_event_collect(struct db *, sqlite3_stmt *, struct db_event **out,
     size_t *n, char **cause);
+/*
+ * The events the static statement sql (DB_EVENT_SELECT with ?1) selects
+ * for id, into *out.
+ */
+int db_events_of(struct db *, const char *sql, int64_t id,
+    struct db_event **out, size_t *n, char **cause);
 
 /* How db_rows_read turns the rows of one table into an array of structs. */
 struct db_rows {

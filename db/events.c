@@ -12,9 +12,8 @@ db_event_insert(struct db *db, const struct db_event_at *at,
     enum db_level level, const char *msg, char **cause)
 {
 	static const char sql[] =
-	    "INSERT INTO events (time, job, run, "
-	    "sweep, machine, level, message) VALUES (?1, ?2, ?3, ?4, ?5, ?6, "
-	    "?7)";
+	    "INSERT INTO events (time, job, run, sweep, machine, level, "
+	    "message, bisect) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)";
 	sqlite3_stmt *s;
 
 	if ((s = db_stmt(db, sql, cause)) == NULL)
@@ -26,7 +25,20 @@ db_event_insert(struct db *db, const struct db_event_at *at,
 	db_bind_text(s, 5, at->machine);
 	db_bind_text(s, 6, db_level_name(level));
 	db_bind_text(s, 7, msg);
+	db_bind_opt(s, 8, at->bisect);
 	return db_exec_stmt(db, s, "add event", cause);
+}
+
+/* Inserts one event, its message formatted from fmt and ap. */
+int
+db_event_vinsert(struct db *db, const struct db_event_at *at,
+    enum db_level level, char **cause, const char *fmt, va_list ap)
+{
+	char *msg = xvasprintf(fmt, ap);
+	int   rc = db_event_insert(db, at, level, msg, cause);
+
+	free(msg);
+	return rc;
 }
 
 /* Logs an event; job and run may be 0 and machine NULL. */
@@ -34,16 +46,13 @@ int
 db_event_add(struct db *db, int64_t job, int64_t run, const char *machine,
     enum db_level level, char **cause, const char *fmt, ...)
 {
-	struct db_event_at at = { job, run, 0, machine };
+	struct db_event_at at = { job, run, 0, machine, 0 };
 	va_list		   ap;
-	char		  *msg;
 	int		   rc;
 
 	va_start(ap, fmt);
-	msg = xvasprintf(fmt, ap);
+	rc = db_event_vinsert(db, &at, level, cause, fmt, ap);
 	va_end(ap);
-	rc = db_event_insert(db, &at, level, msg, cause);
-	free(msg);
 	return rc;
 }
 
@@ -84,6 +93,21 @@ db_event_collect(struct db *db, sqlite3_stmt *s, struct db_event **out,
 	rc = db_rows_read(db, s, &event_rows, "list events", &rows, n, cause);
 	*out = rows;
 	return rc;
+}
+
+/* The events a static DB_EVENT_SELECT statement selects for ?1 = id. */
+int
+db_events_of(struct db *db, const char *sql, int64_t id, struct db_event **out,
+    size_t *n, char **cause)
+{
+	sqlite3_stmt *s;
+
+	*out = NULL;
+	*n = 0;
+	if ((s = db_stmt(db, sql, cause)) == NULL)
+		return -1;
+	sqlite3_bind_int64(s, 1, id);
+	return db_event_collect(db, s, out, n, cause);
 }
 
 /* Events with id > after_id, of one job (or all when job is 0). */

@@ -88,6 +88,16 @@ job_read(sqlite3_stmt *s, void *row)
 		j->runs[i] = sqlite3_column_int(s, 10 + i);
 }
 
+int
+db_job_runs(const struct db_job *j)
+{
+	int i, n = 0;
+
+	for (i = 0; i < DB_NSTATES; i++)
+		n += j->runs[i];
+	return n;
+}
+
 /* The jobs table's rows for db_rows_read. */
 static const struct db_rows job_rows = { sizeof(struct db_job), job_read,
 	job_clear };

@@ -289,8 +289,9 @@ db_run_boot_failed(struct db *db, int64_t job, int64_t kernel,
     const char *machine, char **cause)
 {
 	static const char sql[] =
-	    "SELECT id FROM runs WHERE job = ?1 AND kernel = ?2 "
-	    "AND machine = ?3 AND boot_failed = 1 ORDER BY id LIMIT 1";
+	    "SELECT id FROM runs WHERE job = ?1 AND (?2 = 0 OR kernel = ?2) "
+	    "AND (?3 IS NULL OR machine = ?3) AND boot_failed = 1 "
+	    "ORDER BY id LIMIT 1";
 	sqlite3_stmt *s;
 	int64_t	      id = 0;
 	int	      rc;

@@ -15,7 +15,7 @@
 	"SELECT s.id, s.name, s.file, s.interval_ms, s.at_minute, "  \
 	"s.enabled, s.next_at, s.last_job, j.state, s.checked_job, " \
 	"s.created_at, s.cron, s.confirm_rounds, s.mbox, "           \
-	"s.mail_command "                                            \
+	"s.mail_command, s.bisect_budget "                           \
 	"FROM sweeps s LEFT JOIN jobs j ON j.id = s.last_job "
 
 /* Columns of an event, as db_event_list reads them. */
@@ -75,8 +75,8 @@ db_sweep_add(struct db *db, const struct db_sweep *w, char **cause)
 	static const char sql[] =
 	    "INSERT INTO sweeps (name, file, "
 	    "interval_ms, at_minute, next_at, created_at, cron, "
-	    "confirm_rounds, mbox, mail_command) "
-	    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)";
+	    "confirm_rounds, mbox, mail_command, bisect_budget) "
+	    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)";
 	sqlite3_stmt *s;
 
 	if ((s = db_stmt(db, sql, cause)) == NULL)
@@ -93,6 +93,7 @@ db_sweep_add(struct db *db, const struct db_sweep *w, char **cause)
 	sqlite3_bind_int(s, 8, w->confirm_rounds > 0 ? w->confirm_rounds : 3);
 	db_bind_text(s, 9, w->mbox);
 	db_bind_text(s, 10, w->mail_command);
+	sqlite3_bind_int64(s, 11, w->bisect_budget);
 	if (sqlite3_step(s) != SQLITE_DONE) {
 		if (sqlite3_extended_errcode(db->h) == SQLITE_CONSTRAINT_UNIQUE)
 			causef(cause, "db \"%s\": sweep \"%s\": already exists",
@@ -133,6 +134,7 @@ sweep_read(sqlite3_stmt *s, void *row)
 	w->confirm_rounds = sqlite3_column_int(s, 12);
 	w->mbox = db_column_text(s, 13);
 	w->mail_command = db_column_text(s, 14);
+	w->bisect_budget = sqlite3_column_int64(s, 15);
 }
 
 /* The sweeps table's rows for db_rows_read. */
@@ -403,14 +405,11 @@ db_sweep_event_add(struct db *db, int64_t id, int64_t job, enum db_level level,
 {
 	struct db_event_at at = { job, 0, id, NULL };
 	va_list		   ap;
-	char		  *msg;
 	int		   rc;
 
 	va_start(ap, fmt);
-	msg = xvasprintf(fmt, ap);
+	rc = db_event_vinsert(db, &at, level, cause, fmt, ap);
 	va_end(ap);
-	rc = db_event_insert(db, &at, level, msg, cause);
-	free(msg);
 	return rc;
 }
 
@@ -421,14 +420,8 @@ db_sweep_events(struct db *db, int64_t id, struct db_event **out, size_t *n,
 {
 	static const char sql[] =
 	    DB_EVENT_SELECT "WHERE sweep = ?1 ORDER BY id";
-	sqlite3_stmt *s;
 
-	*out = NULL;
-	*n = 0;
-	if ((s = db_stmt(db, sql, cause)) == NULL)
-		return -1;
-	sqlite3_bind_int64(s, 1, id);
-	return db_event_collect(db, s, out, n, cause);
+	return db_events_of(db, sql, id, out, n, cause);
 }
 
 /* Frees the strings of w. */

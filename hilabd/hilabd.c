@@ -21,6 +21,7 @@
 #include "common/xmalloc.h"
 #include "config.h"
 #include "db/db.h"
+#include "hilabd/bisector.h"
 #include "hilabd/builder.h"
 #include "hilabd/daemon.h"
 #include "hilabd/fetcher.h"
@@ -180,6 +181,7 @@ hilabd_loop(struct daemon *d, struct db *db, struct control *ctl)
 		}
 		worker_reap(d);
 		sweeper_tick(d, db);
+		bisector_tick(db);
 		if (planner_tick(d, db))
 			daemon_nudge(d);
 		if (poll(&pfd, 1, HILABD_TICK_MS) > 0 && (pfd.revents & POLLIN))

@@ -93,6 +93,15 @@ void sweeper_mail(struct db *, const struct db_sweep *w, int64_t job,
     const char *subject, const char *body);
 
 /*
+ * Starts the bisection of a confirmed regression c when the sweep asks
+ * for one (w->bisect_budget > 0): the kernels of c's two jobs built from
+ * one git tree at two commits, good the one before; an event says what
+ * it started or why it could not.
+ */
+void sweeper_bisect(struct db *, const struct db_sweep *w,
+    const struct db_sweep_change *c);
+
+/*
  * Follows the branches of the job's kernels built from git
  * (hilabd/sweeper_follow.c): fetches each kernel's tree when it has a
  * remote and sets the kernel's base to the commit it names now.  Returns

@@ -341,6 +341,7 @@ confirm_check_one(struct db *db, const struct db_sweep *w,
 		free(c->state);
 		c->state = xstrdup(verdict);
 		sweeper_notify(db, w, c, c->confirm_job);
+		sweeper_bisect(db, w, c);
 	}
 	return rc;
 }

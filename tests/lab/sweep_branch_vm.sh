@@ -8,8 +8,10 @@
 # and a ninth.  The sweep builds each new tip incrementally (one worktree
 # kept between builds), skips slots where the branch did not move,
 # suspects the step from its history, confirms it by an interleaved A/B
-# job of commits 3 and 7 and mails it to an mbox.  Unattended: the test
-# only moves the branch and reads the database and the mbox.
+# job of commits 3 and 7 and mails it to an mbox, then bisects 3..7 by
+# itself (--bisect), names commit 6 (never commit 4, which does not build)
+# and mails that too.  Unattended: the test only moves the branch and reads
+# the database and the mbox.
 set -u
 . "$HILAB_SRCDIR/tests/lib/labvm.sh"
 for tool in git gcc make flex bison bc python3; do
@@ -17,16 +19,11 @@ for tool in git gcc make flex bison bc python3; do
 done
 labvm_init sweep-branch
 labvm_copy vm4 sweep-vm4 127.0.0.15
-lab=${HILAB_LAB_CACHE:-/var/cache/hilab/lab}
-mkdir -p "$lab"
-rc=0
-SRC=$(flock "$lab/.source.lock" "$HILAB_SRCDIR/tests/kernels/lab_source.sh") ||
-    rc=$?
-[ $rc = 0 ] || exit $rc
+. "$HILAB_SRCDIR/tests/lib/labbranch.sh"
+lab_source
 # A cache of this run's own (every tip is built, not found), in a worktree
 # kept between builds and runs (so each tip builds incrementally).
 export HILAB_KERNEL_CACHE=$T/cache HILAB_KERNEL_WORK=$lab/work
-. "$HILAB_SRCDIR/tests/lib/labbranch.sh"
 lab_branch
 MBOX=$T/lab.mbox
 
@@ -51,6 +48,12 @@ measured() {
 	    AND json_extract(j.spec, '\$.kernels[0].base') = '${BRANCH[$1]}'")" -ge 1 ]
 }
 
+# bisected: the sweep's bisection has ended.
+bisected() {
+	[ "$(sql "SELECT COUNT(*) FROM bisects WHERE name LIKE 'lab-sweep-bisect-%'
+	    AND state != 'running'")" = 1 ]
+}
+
 # decided: the sweep's change is confirmed or rejected (or failed).
 decided() {
 	[ "$(sql "SELECT COUNT(*) FROM sweep_changes WHERE sweep = 1
@@ -69,12 +72,12 @@ move() {
 	echo "# commit $1 (${BRANCH[$1]:0:12}) measured $(($(date +%s) - t0)) s after the branch moved"
 }
 
-echo "1..9"
+echo "1..11"
 daemon_start
 t0=$(date +%s)
 git -C "$SRC" update-ref refs/heads/lab-sweep "${BRANCH[1]}"
 "$hilab" sweep add lab-sweep "$T/sweep.yaml" --cron "* * * * *" \
-    --mbox "$MBOX" >"$T/add.out"
+    --mbox "$MBOX" --bisect 150 >"$T/add.out"
 check "sweep add: a cron sweep of the branch, mailing" \
     grep -q '^sweep "lab-sweep" added: .* cron \* \* \* \* \*' "$T/add.out"
 for k in 1 2 3 7 8; do move $k; done
@@ -102,21 +105,36 @@ check "... and confirmed by its A/B job, commits 3 and 7 alternating" \
 sed 's/^/# /' "$T/show.txt" | head -30
 check "sweep show lists the jobs with their commits" \
     grep -q "built from $SRC at ${BRANCH[7]}" "$T/show.txt"
-python3 - "$MBOX" "${BRANCH[3]:0:12}" "${BRANCH[7]:0:12}" >"$T/mbox.out" 2>&1 <<'PY'
+t1=$(date +%s)
+wait_for 2400 bisected || echo "# the bisection did not end within 40 min"
+echo "# the sweep's bisection ended $(($(date +%s) - t1)) s after the confirmation"
+id=$(sql "SELECT id FROM bisects WHERE name LIKE 'lab-sweep-bisect-%'")
+"$hilab" bisect show "${id:-0}" >"$T/bisect.txt" 2>&1
+sed 's/^/# /' "$T/bisect.txt"
+check "the sweep bisected 3..7 by itself" \
+    test "$(sql "SELECT json_extract(commits, '\$[0]') || ' ' || json_extract(commits, '\$[#-1]') FROM bisects WHERE id = ${id:-0}")" = "${BRANCH[3]} ${BRANCH[7]}"
+check "... and found commit 6, the slow one (never commit 4, which does not build)" \
+    test "$(sql "SELECT state || ' ' || json_extract(result, '\$.first_commit') || ' ' || json_extract(result, '\$.last_commit') FROM bisects WHERE id = ${id:-0}")" = "found $BRANCH_SLOW $BRANCH_SLOW"
+python3 - "$MBOX" "${BRANCH[3]:0:12}" "${BRANCH[7]:0:12}" "${BRANCH_SLOW:0:12}" >"$T/mbox.out" 2>&1 <<'PY'
 import mailbox, sys
 v = list(mailbox.mbox(sys.argv[1]))
 s = [m["Subject"] for m in v]
 print("subjects:", s)
-b = v[0].get_payload() if v else ""
-if (len(v) == 1 and s[0].startswith("[hilab] sweep lab-sweep: regression "
-        "confirmed: hackbench time") and "git -C" in b
-        and sys.argv[2] in b and sys.argv[3] in b
-        and "lab: 6, af_unix: 500 us per stream send" in b):
+b = [m.get_payload() for m in v]
+if (len(v) == 2 and s[0].startswith("[hilab] sweep lab-sweep: regression "
+        "confirmed: hackbench time") and "git -C" in b[0]
+        and sys.argv[2] in b[0] and sys.argv[3] in b[0]
+        and "lab: 6, af_unix: 500 us per stream send" in b[0]):
     print("CONFIRMED-MAILED")
+if (len(v) == 2 and " found: hackbench time on " in s[1]
+        and "first bad commit: " + sys.argv[4] in b[1] and "verdict" in b[1]):
+    print("BISECTED-MAILED")
 PY
 sed 's/^/# /' "$T/mbox.out"
-check "the mbox: one mail, the confirmed regression with its commit range (git log 3..7 names commit 6)" \
+check "the mbox: the confirmed regression with its commit range (git log 3..7 names commit 6)" \
     grep -q CONFIRMED-MAILED "$T/mbox.out"
+check "... then the bisection's result, commit 6 with the evidence" \
+    grep -q BISECTED-MAILED "$T/mbox.out"
 check "nothing failed: no error event" \
     test "$(sql "SELECT COUNT(*) FROM events WHERE level = 'error' AND job IN (SELECT id FROM jobs WHERE sweep = 1)")" = 0
 daemon_stop TERM

@@ -6,11 +6,24 @@
 # makes every AF_UNIX stream send 500 us slower (hackbench -g 1 -l 20
 # sends 8000: some 4 s more on 4 vCPUs under TCG, about double).
 #
+# lab_source: sets $lab (the lab's cache) and $SRC (the lab's Linux tree,
+# made once, under a lock, by tests/kernels/lab_source.sh); exits as that
+# does when it cannot.
 # lab_branch: sets BRANCH_BASE (the tree's HEAD), BRANCH[1..8] (the
 # commits, in order) and BRANCH_SLOW (commit 6); needs $T for scratch.
 # branch_job FILE NAME BASE MACHINE: the job file that builds BASE (a
 # commit or a branch) on the lab's kernel config and times hackbench on
 # MACHINE.
+
+lab_source() {
+	local rc=0
+
+	lab=${HILAB_LAB_CACHE:-/var/cache/hilab/lab}
+	mkdir -p "$lab"
+	SRC=$(flock "$lab/.source.lock" \
+	    "$HILAB_SRCDIR/tests/kernels/lab_source.sh") || rc=$?
+	[ $rc = 0 ] || exit $rc
+}
 
 # branch_commit TIP FILE SED SUBJECT: a commit on TIP changing FILE by SED;
 # prints its id.
