@@ -72,7 +72,7 @@ move() {
 	echo "# commit $1 (${BRANCH[$1]:0:12}) measured $(($(date +%s) - t0)) s after the branch moved"
 }
 
-echo "1..11"
+echo "1..12"
 daemon_start
 t0=$(date +%s)
 git -C "$SRC" update-ref refs/heads/lab-sweep "${BRANCH[1]}"
