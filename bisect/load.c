@@ -77,7 +77,7 @@ load_sample_cb(const struct db_job_sample *x, void *arg)
 		g->l->direction = xstrdup(x->direction);
 	}
 	bisect_search_add(g->l->search, (size_t)c, g->job, x->value);
-	if ((size_t)c == g->commit || (g->commit == 0 && c != 0))
+	if (g->commit == 0 || (size_t)c == g->commit)
 		g->count++;
 }
 
@@ -188,11 +188,10 @@ load_step(struct db *db, const struct db_bisect *b,
 	if ((j = db_job_get(db, s->job, cause)) == NULL)
 		return -1;
 	l->last_job = s->job;
-	if (j->state == DB_QUEUED || j->state == DB_RUNNING) {
-		l->busy = s->job;
-		rc = 0;
-	} else if (db_samples_of_jobs(db, &s->job, 1, b->benchmark, b->metric,
-		       load_sample_cb, &g, cause) == 0) {
+	if (j->state == DB_QUEUED || j->state == DB_RUNNING)
+		rc = 0; /* nothing to read yet */
+	else if (db_samples_of_jobs(db, &s->job, 1, b->benchmark, b->metric,
+		     load_sample_cb, &g, cause) == 0) {
 		rc = 0;
 		if (g.count == 0)
 			rc = load_empty(db, j, &g, cause);

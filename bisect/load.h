@@ -20,7 +20,6 @@ struct bisect_loaded {
 	char		    **commits;	/* n + 1 full ids, good first */
 	char		    **subjects; /* as many */
 	size_t		      n;
-	int64_t		      busy;	 /* a step job not ended, or 0 */
 	int64_t		      end_job;	 /* the ends' step that failed, or 0 */
 	int64_t		      empty_job; /* a done step without a sample */
 	int64_t		      cancelled_job; /* a step cancelled, or 0 */

@@ -143,6 +143,42 @@ search_values(const struct bisect_search *b, size_t c, size_t *n)
 	return x;
 }
 
+/* The end samples of each step job: sum[e][g], cnt[e][g], e 0 good, 1 bad. */
+struct search_job_ends {
+	double *sum[2];
+	double *cnt[2];
+};
+
+/* Sums the end samples of every step job into e (free with the next). */
+static void
+search_job_ends_read(const struct bisect_search *b, struct search_job_ends *e)
+{
+	size_t i, k;
+
+	for (k = 0; k < 2; k++) {
+		e->sum[k] = xcalloc(b->ng + 1, sizeof *e->sum[k]);
+		e->cnt[k] = xcalloc(b->ng + 1, sizeof *e->cnt[k]);
+	}
+	for (i = 0; i < b->ns; i++)
+		if ((b->s[i].c == 0 || b->s[i].c == b->n) && b->s[i].g != 0) {
+			k = b->s[i].c != 0;
+			e->sum[k][b->s[i].g] += b->s[i].x;
+			e->cnt[k][b->s[i].g]++;
+		}
+}
+
+/* Frees what search_job_ends_read made. */
+static void
+search_job_ends_free(struct search_job_ends *e)
+{
+	size_t k;
+
+	for (k = 0; k < 2; k++) {
+		free(e->sum[k]);
+		free(e->cnt[k]);
+	}
+}
+
 /*
  * The samples of end c (0 or n) less the middle of their job's two ends
  * (a job without both as they are): the drift between jobs taken out of
@@ -151,33 +187,22 @@ search_values(const struct bisect_search *b, size_t c, size_t *n)
 static double *
 search_centered(const struct bisect_search *b, size_t c, size_t *n)
 {
-	double *x = search_values(b, c, n), *sum[2];
-	size_t *cnt[2], i, g, e, j = 0;
+	double		      *x = search_values(b, c, n);
+	struct search_job_ends e;
+	size_t		       i, g, j = 0;
 
-	for (e = 0; e < 2; e++) {
-		sum[e] = xcalloc(b->ng + 1, sizeof *sum[e]);
-		cnt[e] = xcalloc(b->ng + 1, sizeof *cnt[e]);
-	}
-	for (i = 0; i < b->ns; i++)
-		if ((b->s[i].c == 0 || b->s[i].c == b->n) && b->s[i].g != 0) {
-			e = b->s[i].c != 0;
-			sum[e][b->s[i].g] += b->s[i].x;
-			cnt[e][b->s[i].g]++;
-		}
+	search_job_ends_read(b, &e);
 	for (i = 0; i < b->ns; i++) {
 		if (b->s[i].c != c)
 			continue;
 		g = b->s[i].g;
-		if (g != 0 && cnt[0][g] > 0 && cnt[1][g] > 0)
-			x[j] -= (sum[0][g] / (double)cnt[0][g] +
-				    sum[1][g] / (double)cnt[1][g]) /
+		if (g != 0 && e.cnt[0][g] > 0 && e.cnt[1][g] > 0)
+			x[j] -= (e.sum[0][g] / e.cnt[0][g] +
+				    e.sum[1][g] / e.cnt[1][g]) /
 			    2;
 		j++;
 	}
-	for (e = 0; e < 2; e++) {
-		free(sum[e]);
-		free(cnt[e]);
-	}
+	search_job_ends_free(&e);
 	return x;
 }
 
@@ -200,6 +225,16 @@ search_x(const struct bisect_search *b, size_t i)
 	return b->s[i].x - b->off[b->s[i].g];
 }
 
+/* Job g's end samples less their end's mean: the sum; *cnt how many. */
+static double
+search_residual(const struct bisect_search *b, const struct search_job_ends *e,
+    size_t g, double *cnt)
+{
+	*cnt = e->cnt[0][g] + e->cnt[1][g];
+	return e->sum[0][g] - e->cnt[0][g] * b->mg + e->sum[1][g] -
+	    e->cnt[1][g] * b->mb;
+}
+
 /*
  * Each step job's drift from its end samples: the mean of their residuals
  * from the ends' means, shrunk toward 0 as a random effect whose variance
@@ -211,33 +246,27 @@ search_x(const struct bisect_search *b, size_t i)
 static void
 search_offsets(struct bisect_search *b, double sd)
 {
-	double *sum = xcalloc(b->ng + 1, sizeof *sum);
-	double *cnt = xcalloc(b->ng + 1, sizeof *cnt);
-	double	m2 = 0, inv = 0, tau2 = 0, r;
-	size_t	i, g, k = 0;
+	struct search_job_ends e;
+	double		       m2 = 0, inv = 0, tau2 = 0, sum, cnt;
+	size_t		       g, k = 0;
 
-	for (i = 0; i < b->ns; i++) {
-		if ((g = b->s[i].g) == 0 ||
-		    (b->s[i].c != 0 && b->s[i].c != b->n))
-			continue;
-		r = b->s[i].x - (b->s[i].c == 0 ? b->mg : b->mb);
-		sum[g] += r;
-		cnt[g]++;
-	}
-	for (g = 1; g < b->ng; g++)
-		if (cnt[g] > 0) {
-			m2 += sum[g] / cnt[g] * (sum[g] / cnt[g]);
-			inv += 1 / cnt[g];
+	search_job_ends_read(b, &e);
+	for (g = 1; g < b->ng; g++) {
+		sum = search_residual(b, &e, g, &cnt);
+		if (cnt > 0) {
+			m2 += sum / cnt * (sum / cnt);
+			inv += 1 / cnt;
 			k++;
 		}
+	}
 	if (k >= 2)
 		tau2 = fmax(0, (m2 - sd * sd * inv) / (double)k);
 	for (g = 0; g < b->ng; g++) {
-		b->off[g] = tau2 > 0 ? sum[g] / (cnt[g] + sd * sd / tau2) : 0;
-		b->var[g] = tau2 > 0 ? 1 / (cnt[g] / (sd * sd) + 1 / tau2) : 0;
+		sum = search_residual(b, &e, g, &cnt);
+		b->off[g] = tau2 > 0 ? sum / (cnt + sd * sd / tau2) : 0;
+		b->var[g] = tau2 > 0 ? 1 / (cnt / (sd * sd) + 1 / tau2) : 0;
 	}
-	free(sum);
-	free(cnt);
+	search_job_ends_free(&e);
 }
 
 /* A Student t log-likelihood (up to a constant) of z with df degrees. */

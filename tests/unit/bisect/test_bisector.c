@@ -307,51 +307,43 @@ test_tick_strays(void **state)
 	db_bisect_free(b);
 }
 
-/* The names of the kernels of job's spec, joined by spaces, into out. */
+/*
+ * Job's spec in short, into out: "kernels c0 c2 c4; benchmarks c0*1 c2
+ * c4*1", each benchmark by its kernel and the iterations it sets, if any.
+ */
 static void
-spec_kernels(struct fixture *f, int64_t job, char *out, size_t size)
+spec_summary(struct fixture *f, int64_t job, char *out, size_t size)
 {
 	struct db_job *j;
-	json_t	      *o, *k;
+	json_t	      *o, *v, *it;
 	char	      *cause = NULL;
-	size_t	       i;
+	size_t	       i, len;
 
 	if ((j = db_job_get(f->db, job, &cause)) == NULL)
 		fail_msg("%s", cause);
 	o = json_loads(j->spec, 0, NULL);
-	*out = '\0';
-	json_array_foreach(json_object_get(o, "kernels"), i, k)
-	    snprintf(out + strlen(out), size - strlen(out), "%s%s",
-		i ? " " : "", json_string_value(json_object_get(k, "name")));
+	len = (size_t)snprintf(out, size, "kernels");
+	json_array_foreach(json_object_get(o, "kernels"), i, v) len +=
+	    (size_t)snprintf(out + len, size - len, " %s",
+		json_string_value(json_object_get(v, "name")));
+	len += (size_t)snprintf(out + len, size - len, "; benchmarks");
+	json_array_foreach(json_object_get(o, "benchmarks"), i, v)
+	{
+		len += (size_t)snprintf(out + len, size - len, " %s",
+		    json_string_value(json_object_get(v, "kernel")));
+		if ((it = json_object_get(v, "iterations")) != NULL)
+			len += (size_t)snprintf(out + len, size - len, "*%lld",
+			    (long long)json_integer_value(it));
+	}
 	json_decref(o);
 	db_job_free(j);
-}
-
-/* The iterations benchmark i of job's spec asks for (0: as its own). */
-static json_int_t
-spec_iterations(struct fixture *f, int64_t job, size_t i, char *kernel)
-{
-	struct db_job *j;
-	json_t	      *o, *b;
-	char	      *cause = NULL;
-	json_int_t     n;
-
-	if ((j = db_job_get(f->db, job, &cause)) == NULL)
-		fail_msg("%s", cause);
-	o = json_loads(j->spec, 0, NULL);
-	b = json_array_get(json_object_get(o, "benchmarks"), i);
-	n = json_integer_value(json_object_get(b, "iterations"));
-	snprintf(kernel, 8, "%s",
-	    json_string_value(json_object_get(b, "kernel")));
-	json_decref(o);
-	db_job_free(j);
-	return n;
 }
 
 /*
- * Once the ends differ, a step job measures a commit between them: its
- * kernels are the good end, the commit and the bad end; the ends run once
- * each, the commit as the template says.
+ * The ends' own step runs both as the template says; once they differ, a
+ * step job measures a commit between them: its kernels are the good end,
+ * the commit and the bad end; the ends run once each, the commit as the
+ * template says.
  */
 static void
 test_tick_step_between_ends(void **state)
@@ -361,12 +353,12 @@ test_tick_step_between_ends(void **state)
 	struct fixture	   *f = *state;
 	int64_t		    job, commit;
 	size_t		    n;
-	char		    names[64], kernel[8], want[16], mid[8];
+	char		    got[128], want[128];
 
 	bisector_tick(f->db);
 	job = newest(f, &commit, &n);
-	spec_kernels(f, job, names, sizeof names);
-	assert_string_equal(names, "c0 c4");
+	spec_summary(f, job, got, sizeof got);
+	assert_string_equal(got, "kernels c0 c4; benchmarks c0 c4");
 	samples_add(f, job, 0, good, 6);
 	samples_add(f, job, 4, bad, 6);
 	job_done(f, job);
@@ -374,16 +366,11 @@ test_tick_step_between_ends(void **state)
 	job = newest(f, &commit, &n);
 	assert_int_equal(n, 2);
 	assert_true(commit >= 1 && commit <= 3);
-	spec_kernels(f, job, names, sizeof names);
-	snprintf(mid, sizeof mid, "c%lld", (long long)commit);
-	snprintf(want, sizeof want, "c0 %s c4", mid);
-	assert_string_equal(names, want);
-	assert_int_equal(spec_iterations(f, job, 0, kernel), 1);
-	assert_string_equal(kernel, "c0");
-	assert_int_equal(spec_iterations(f, job, 1, kernel), 0);
-	assert_string_equal(kernel, mid);
-	assert_int_equal(spec_iterations(f, job, 2, kernel), 1);
-	assert_string_equal(kernel, "c4");
+	spec_summary(f, job, got, sizeof got);
+	snprintf(want, sizeof want,
+	    "kernels c0 c%lld c4; benchmarks c0*1 c%lld c4*1",
+	    (long long)commit, (long long)commit);
+	assert_string_equal(got, want);
 }
 
 int
