@@ -55,7 +55,10 @@ struct run_spec {
 	char	*cwd;  /* or NULL */
 	uint64_t iterations;
 	uint64_t warmups;
-	uint64_t timeout_ms; /* 0 = none */
+	uint64_t timeout_ms;   /* 0 = none */
+	char   **probes;       /* NULL-terminated kernel functions timed */
+	char	*probe_method; /* how, or NULL: what the kernel offers */
+	char   **monitors;     /* NULL-terminated monitor names */
 };
 
 /* topo.c: topology facts; each takes an unused argument, NULL if absent. */
@@ -195,6 +198,8 @@ int tune_main(const char *dir, int argc, char **argv);
 
 /* probe_cpuset.c */
 int probe_cpuset_main(int argc, char **argv);
+/* probe_watch.c: "probe watch --seconds N [-- COMMAND...]". */
+int probe_watch_main(int argc, char **argv);
 
 /* serve.c */
 int serve_main(const char *dir);

@@ -22,6 +22,10 @@ const struct probe probe_table[] = {
 	    "cpuset partition-root switches and CPU "
 	    "offline/online times with N cpu cgroups",
 	    probe_cpuset_main },
+	{ "watch",
+	    "a window of N seconds for the run's probes and monitors, "
+	    "with a workload in it if given",
+	    probe_watch_main },
 	{ NULL, NULL, NULL }
 };
 

@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "agents/agent.h"
+#include "agents/observe.h"
 #include "common/log.h"
 #include "common/xmalloc.h"
 
@@ -30,17 +31,21 @@ struct runner {
 	char		      *outpath;
 	int		       results; /* spool results file */
 	int		       notify;	/* pipe to serve, or -1 */
+	struct trace_probe    *trace;	/* the probe, or NULL */
+	struct monitors	      *mon;	/* the monitors, or NULL */
+	char		      *refused; /* why they could not start */
 };
 
 /* What one iteration measured. */
 struct runner_iter {
-	int64_t	       exit_status;
-	int	       timed_out;
-	uint64_t       wall_ns;
-	struct rusage  ru;
-	unsigned char *output;
-	size_t	       outlen;
-	int	       truncated;
+	int64_t		   exit_status;
+	int		   timed_out;
+	uint64_t	   wall_ns;
+	struct rusage	   ru;
+	unsigned char	  *output;
+	size_t		   outlen;
+	int		   truncated;
+	struct obs_samples samples; /* of the probe and monitors */
 };
 
 /* The benchmark's process group while it runs, for the handlers. */
@@ -189,16 +194,52 @@ runner_read_output(int fd, struct runner_iter *it)
 	}
 }
 
-/* Runs the benchmark once and measures it. */
+/* Fails an iteration that could not be observed: why is its output. */
 static void
-runner_iterate(struct runner *r, struct runner_iter *it)
+runner_refuse(struct runner_iter *it, const char *why)
+{
+	free(it->output);
+	it->output = (unsigned char *)xasprintf("hilab-agent: %s\n", why);
+	it->outlen = strlen((char *)it->output);
+	it->exit_status = 127;
+	obs_clear(&it->samples);
+}
+
+/*
+ * Right before the measured window: the probe set up, the monitors'
+ * snapshots, then tracing on as the last step.
+ */
+static int
+runner_observe_before(struct runner *r, char **cause)
+{
+	if (r->trace != NULL && trace_arm(r->trace, cause) == -1)
+		return -1;
+	if (r->mon != NULL && monitors_before(r->mon, cause) == -1)
+		return -1;
+	return r->trace != NULL ? trace_on(r->trace, 1, cause) : 0;
+}
+
+/* Right after it: tracing off first, the snapshots, then the reading. */
+static int
+runner_observe_after(struct runner *r, struct runner_iter *it, char **cause)
+{
+	if (r->trace != NULL && trace_on(r->trace, 0, cause) == -1)
+		return -1;
+	if (r->mon != NULL && monitors_after(r->mon, &it->samples, cause) == -1)
+		return -1;
+	if (r->trace != NULL &&
+	    trace_disarm(r->trace, it->wall_ns, &it->samples, cause) == -1)
+		return -1;
+	return 0;
+}
+
+/* Forks the benchmark and waits for it; the measured window. */
+static void
+runner_measure(struct runner *r, struct runner_iter *it, int fd)
 {
 	uint64_t t0;
 	pid_t	 pid;
-	int	 fd;
 
-	memset(it, 0, sizeof *it);
-	fd = open(r->outpath, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	runner_mask_term(SIG_BLOCK);
 	t0 = runner_now_ns();
 	if ((pid = fork()) == 0)
@@ -212,10 +253,32 @@ runner_iterate(struct runner *r, struct runner_iter *it)
 		runner_wait(pid, r->spec->timeout_ms, it);
 	}
 	it->wall_ns = runner_now_ns() - t0;
+}
+
+/* Runs the benchmark once and measures it, observed as asked. */
+static void
+runner_iterate(struct runner *r, struct runner_iter *it)
+{
+	char *why = NULL;
+	int   fd;
+
+	memset(it, 0, sizeof *it);
+	if (r->refused != NULL) {
+		runner_refuse(it, r->refused);
+		return;
+	}
+	fd = open(r->outpath, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (runner_observe_before(r, &why) == 0) {
+		runner_measure(r, it, fd);
+		runner_observe_after(r, it, &why);
+	}
 	if (fd != -1) {
 		runner_read_output(fd, it);
 		close(fd);
 	}
+	if (why != NULL)
+		runner_refuse(it, why);
+	free(why);
 }
 
 /* Microseconds of a timeval. */
@@ -230,6 +293,8 @@ static void
 runner_result(const struct runner *r, uint64_t seq,
     const struct runner_iter *it, struct proto_buf *b)
 {
+	size_t i;
+
 	proto_begin(b, PROTO_RESULT);
 	proto_add_str(b, PROTO_T_RUN_ID, r->spec->run_id);
 	proto_add_u64(b, PROTO_T_SEQ, seq);
@@ -242,6 +307,8 @@ runner_result(const struct runner *r, uint64_t seq,
 	proto_add_u64(b, PROTO_T_MAXRSS_KB, it->ru.ru_maxrss);
 	proto_add_bytes(b, PROTO_T_OUTPUT, it->output, it->outlen);
 	proto_add_u64(b, PROTO_T_TRUNCATED, it->truncated != 0);
+	for (i = 0; i < it->samples.n; i++)
+		proto_add_str(b, PROTO_T_SAMPLE, it->samples.v[i]);
 	proto_end(b);
 }
 
@@ -273,10 +340,12 @@ runner_loop(struct runner *r, uint64_t *count)
 		if (runner_cancelled) {
 			/* Killed half-way: not a measurement. */
 			free(it.output);
+			obs_clear(&it.samples);
 			return PROTO_RUN_CANCELLED;
 		}
 		runner_result(r, seq, &it, &b);
 		free(it.output);
+		obs_clear(&it.samples);
 		if (spool_append(r->results, &b) == -1) {
 			log_warn("runner", "\"%s\": results: %s",
 			    r->spec->run_id, strerror(errno));
@@ -286,6 +355,8 @@ runner_loop(struct runner *r, uint64_t *count)
 		(*count)++;
 		runner_notify(r, &b);
 		proto_buf_free(&b);
+		if (r->refused != NULL)
+			break; /* said once: nothing was measured */
 	}
 	return PROTO_RUN_DONE_OK;
 }
@@ -313,11 +384,40 @@ runner_detach(const char *dir, const char *run_id)
 	free(log);
 }
 
+/* Starts the run's probe and monitors; r->refused says why not. */
+static void
+runner_observe_open(struct runner *r)
+{
+	char *why = NULL;
+
+	if (r->spec->probes != NULL && r->spec->probes[0] != NULL &&
+	    (r->trace = trace_open(r->spec->probes, r->spec->probe_method,
+		 &why)) == NULL)
+		r->refused = xasprintf("probe: %s", why);
+	else if (r->spec->monitors != NULL && r->spec->monitors[0] != NULL &&
+	    (r->mon = monitors_open(r->spec->monitors, &why)) == NULL)
+		r->refused = xstrdup(why);
+	free(why);
+}
+
+/* Ends the probe (tracefs back as found) and the monitors. */
+static void
+runner_observe_close(struct runner *r)
+{
+	char *why = NULL;
+
+	if (trace_close(r->trace, &why) == -1)
+		log_warn("runner", "\"%s\": probe: %s", r->spec->run_id, why);
+	free(why);
+	monitors_close(r->mon);
+	free(r->refused);
+}
+
 /* The runner process: runs everything, writes the state file, exits. */
 static void __attribute__((noreturn))
 runner_main(const char *dir, const struct run_spec *spec, int notify)
 {
-	struct runner	 r = { dir, spec, NULL, -1, notify };
+	struct runner	 r = { dir, spec, NULL, -1, notify, NULL, NULL, NULL };
 	struct sigaction sa;
 	char		*path;
 	uint64_t	 count = 0;
@@ -337,8 +437,11 @@ runner_main(const char *dir, const struct run_spec *spec, int notify)
 	r.results = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
 	if (r.results == -1)
 		log_warn("runner", "\"%s\": %s", path, strerror(errno));
-	else
+	else {
+		runner_observe_open(&r);
 		state = runner_loop(&r, &count);
+		runner_observe_close(&r);
+	}
 	unlink(r.outpath);
 	spool_write_state(dir, spec->run_id, state, count);
 	_exit(0);

@@ -165,6 +165,9 @@ serve_run_spec(const struct proto_msg *m, struct run_spec *spec, char *err,
 	spec->cwd = proto_get_str(m, PROTO_T_CWD);
 	spec->argv = serve_strings(m, PROTO_T_ARGV);
 	spec->env = serve_strings(m, PROTO_T_ENV);
+	spec->probes = serve_strings(m, PROTO_T_PROBE);
+	spec->probe_method = proto_get_str(m, PROTO_T_PROBE_METHOD);
+	spec->monitors = serve_strings(m, PROTO_T_MONITOR);
 	if (spec->iterations > SERVE_MAX_ITERATIONS ||
 	    spec->warmups > SERVE_MAX_ITERATIONS ||
 	    spec->iterations + spec->warmups == 0) {
@@ -183,6 +186,9 @@ serve_run_spec_free(struct run_spec *spec)
 	free(spec->cwd);
 	serve_strings_free(spec->argv);
 	serve_strings_free(spec->env);
+	serve_strings_free(spec->probes);
+	free(spec->probe_method);
+	serve_strings_free(spec->monitors);
 }
 
 /* Sends RUN_STARTED{RUN_ID, PID}. */

@@ -47,6 +47,7 @@ compare_args_read(const struct args *a, struct compare_args *c)
 	c->q.metric = args_text(a, "metric", NULL);
 	c->q.base = args_text(a, "base", NULL);
 	c->q.pool = args_flag(a, "pool");
+	c->q.monitors = args_flag(a, "monitors");
 	c->q.statistic = args_text(a, "statistic", NULL);
 	c->style = args_text(a, "style", c->style);
 	return 0;

@@ -24,6 +24,8 @@ struct plot_args {
 	enum plot_format format;
 	const char	*dir;
 	const char	*benchmark;
+	const char	*metric;
+	bool		 monitors;
 	bool		 json;
 };
 
@@ -52,6 +54,8 @@ plot_args_read(const struct cli_options *o, const struct args *a,
 		plot_format_parse(args_text(a, "format", NULL), &p->format);
 	p->dir = args_text(a, "output", p->dir);
 	p->benchmark = args_text(a, "benchmark", NULL);
+	p->metric = args_text(a, "metric", NULL);
+	p->monitors = args_flag(a, "monitors");
 	p->json = o->json;
 }
 
@@ -127,6 +131,8 @@ cmd_plot(const struct cli_options *o, const struct args *args)
 		goto out;
 	q.jobs = &a.job;
 	q.benchmark = a.benchmark;
+	q.metric = a.metric;
+	q.monitors = a.monitors;
 	if (select_tables(db, &q, &r, &cause) < 0)
 		rc = cli_error(CLI_EXIT_FAIL, "%s", cause);
 	else if (r.n == 0) {

@@ -42,7 +42,8 @@ report_tables_json(struct db *db, long long id, char **cause)
 {
 	struct select_query    q = { .jobs = &id,
 		   .njobs = 1,
-		   .rows = SELECT_ROWS_AUTO };
+		   .rows = SELECT_ROWS_AUTO,
+		   .monitors = true };
 	struct select_result   r = { 0 };
 	struct compare_table **v;
 	json_t		      *tables = NULL;

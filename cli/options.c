@@ -72,6 +72,8 @@ static const struct args_opt cli_compare_opts[] = {
 	    "the column to compare the others with" },
 	{ "pool", 0, ARGS_FLAG, NULL, NULL, 0,
 	    "allow cells that pool machines, kernels or jobs" },
+	{ "monitors", 0, ARGS_FLAG, NULL, NULL, 0,
+	    "the monitors' deltas too, under the benchmark's tables" },
 	{ "style", 0, ARGS_CHOICE, "STYLE", cli_styles, 0,
 	    "how tables look (default amd; --json: json)" },
 	{ "statistic", 0, ARGS_CHOICE, "S", cli_statistics, 0,
@@ -92,6 +94,9 @@ static const struct args_opt cli_plot_opts[] = {
 	    "where the files go (default .)" },
 	{ "benchmark", 0, ARGS_BENCHMARK, "NAME", NULL, 0,
 	    "only this benchmark" },
+	{ "metric", 0, ARGS_TEXT, "NAME", NULL, 0,
+	    "only this metric (a probe's or a monitor's too)" },
+	{ "monitors", 0, ARGS_FLAG, NULL, NULL, 0, "the monitors' deltas too" },
 	{ NULL },
 };
 

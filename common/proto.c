@@ -52,7 +52,9 @@ static const struct proto_spec proto_specs[PROTO_TYPE_MAX] = {
 		{ PROTO_T_ARGV, PROTO_REQ | PROTO_REP },
 		{ PROTO_T_ITERATIONS, PROTO_REQ },
 		{ PROTO_T_WARMUPS, PROTO_REQ }, { PROTO_T_TIMEOUT_MS, 0 },
-		{ PROTO_T_CWD, 0 }, { PROTO_T_ENV, PROTO_REP } },
+		{ PROTO_T_CWD, 0 }, { PROTO_T_ENV, PROTO_REP },
+		{ PROTO_T_PROBE, PROTO_REP }, { PROTO_T_PROBE_METHOD, 0 },
+		{ PROTO_T_MONITOR, PROTO_REP } },
 	    { { 0 } }, 0 },
 	[PROTO_RUN_STARTED] = { "RUN_STARTED",
 	    { { PROTO_T_RUN_ID, PROTO_REQ }, { PROTO_T_PID, PROTO_REQ } },
@@ -65,7 +67,8 @@ static const struct proto_spec proto_specs[PROTO_TYPE_MAX] = {
 		{ PROTO_T_WALL_NS, PROTO_REQ }, { PROTO_T_UTIME_US, PROTO_REQ },
 		{ PROTO_T_STIME_US, PROTO_REQ },
 		{ PROTO_T_MAXRSS_KB, PROTO_REQ }, { PROTO_T_OUTPUT, PROTO_REQ },
-		{ PROTO_T_TRUNCATED, PROTO_REQ } },
+		{ PROTO_T_TRUNCATED, PROTO_REQ },
+		{ PROTO_T_SAMPLE, PROTO_REP } },
 	    { { 0 } }, 0 },
 	[PROTO_RUN_DONE] = { "RUN_DONE",
 	    { { PROTO_T_RUN_ID, PROTO_REQ }, { PROTO_T_STATE, PROTO_REQ },
@@ -124,7 +127,40 @@ static const struct {
 	[PROTO_T_COUNT] = { "COUNT", PROTO_KIND_U64 },
 	[PROTO_T_FROM_SEQ] = { "FROM_SEQ", PROTO_KIND_U64 },
 	[PROTO_T_WAIT] = { "WAIT", PROTO_KIND_U64 },
+	[PROTO_T_PROBE] = { "PROBE", PROTO_KIND_BYTES },
+	[PROTO_T_PROBE_METHOD] = { "PROBE_METHOD", PROTO_KIND_BYTES },
+	[PROTO_T_MONITOR] = { "MONITOR", PROTO_KIND_BYTES },
+	[PROTO_T_SAMPLE] = { "SAMPLE", PROTO_KIND_BYTES },
 };
+
+const char *const proto_monitors[] = { "schedstat", "vmstat", "interrupts",
+	"softirqs", "cpufreq", "perf-stat", NULL };
+
+const char *const proto_probe_methods[] = { "function_graph", "kprobe", NULL };
+
+/* Whether name is one of the NULL-terminated names. */
+static int
+proto_listed(const char *const *names, const char *name)
+{
+	size_t i;
+
+	for (i = 0; names[i] != NULL; i++)
+		if (strcmp(names[i], name) == 0)
+			return 1;
+	return 0;
+}
+
+int
+proto_monitor_known(const char *name)
+{
+	return proto_listed(proto_monitors, name);
+}
+
+int
+proto_probe_method_known(const char *name)
+{
+	return proto_listed(proto_probe_methods, name);
+}
 
 /* Stores a big-endian integer of n bytes. */
 static void
@@ -369,11 +405,11 @@ proto_check_bytes(const struct proto_field *f, char *err, size_t errlen)
 		return proto_fail(err, errlen, "field ARGV: empty");
 	if (f->tag == PROTO_T_KEY && f->len == 0)
 		return proto_fail(err, errlen, "field KEY: empty");
-	if (f->tag == PROTO_T_ENV) {
+	if (f->tag == PROTO_T_ENV || f->tag == PROTO_T_SAMPLE) {
 		eq = memchr(f->data, '=', f->len);
 		if (eq == NULL || eq == (const void *)f->data)
 			return proto_fail(err, errlen,
-			    "field ENV: not NAME=value");
+			    "field %s: not NAME=value", name);
 	}
 	return 0;
 }

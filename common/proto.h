@@ -21,7 +21,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define PROTO_VERSION	  1
+#define PROTO_VERSION	  2 /* 2: probes, monitors and their samples */
 #define PROTO_HDR_LEN	  4
 #define PROTO_MAX_PAYLOAD (16u * 1024 * 1024)
 #define PROTO_MAX_FIELDS  65535
@@ -34,7 +34,8 @@ enum proto_type {
 	PROTO_FACTS_REQ,   /* controller -> agent: nothing */
 	PROTO_FACTS,	   /* agent: (KEY, VALUE | ABSENT) repeated */
 	PROTO_RUN,	   /* RUN_ID, ARGV+, ITERATIONS, WARMUPS, opt
-			      TIMEOUT_MS, opt CWD, opt ENV* ("K=V") */
+			      TIMEOUT_MS, opt CWD, opt ENV* ("K=V"), opt
+			      PROBE*, opt PROBE_METHOD, opt MONITOR* */
 	PROTO_RUN_STARTED, /* agent: RUN_ID, PID */
 	PROTO_RESULT,	   /* agent: one iteration, see tags below */
 	PROTO_RUN_DONE,	   /* agent: RUN_ID, STATE, COUNT */
@@ -86,6 +87,12 @@ enum proto_tag {
 	PROTO_T_COUNT,	       /* U64 results spooled so far */
 	PROTO_T_FROM_SEQ,      /* U64 first SEQ wanted */
 	PROTO_T_WAIT,	       /* U64 1: block until the run ends */
+	PROTO_T_PROBE,	       /* BYTES kernel function timed, repeated */
+	PROTO_T_PROBE_METHOD,  /* BYTES proto_probe_methods, or absent: the
+				  agent picks what the kernel offers */
+	PROTO_T_MONITOR,       /* BYTES monitor name, repeated */
+	PROTO_T_SAMPLE,	       /* BYTES "metric=value" of the iteration's
+				  probes and monitors, repeated */
 	PROTO_TAG_MAX
 };
 
@@ -96,6 +103,17 @@ enum proto_run_state {
 	PROTO_RUN_UNKNOWN,   /* no such run on this host */
 	PROTO_RUN_CANCELLED, /* stopped by CANCEL */
 };
+
+/*
+ * The monitors a MONITOR field may name, NULL-terminated: schedstat,
+ * vmstat, interrupts, softirqs, cpufreq, perf-stat.
+ */
+extern const char *const proto_monitors[];
+/* Whether name is one of proto_monitors. */
+int proto_monitor_known(const char *name);
+/* How a PROBE may be timed, NULL-terminated: function_graph, kprobe. */
+extern const char *const proto_probe_methods[];
+int			 proto_probe_method_known(const char *name);
 
 struct proto_field {
 	uint16_t	     tag;

@@ -1,5 +1,6 @@
 /* Results from agents into SQLite: raw output first, then samples. */
 #include <jansson.h>
+#include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -173,6 +174,47 @@ ingest_samples(struct db *db, int64_t run, const struct plan_run *p,
 	return rc;
 }
 
+/*
+ * Stores the "metric=value" samples the agent's probes and monitors took
+ * beside an iteration (a name that repeats is numbered as repeats); one
+ * whose value is not a finite number is left out and said.
+ */
+static int
+ingest_observed(struct db *db, int64_t run, const struct plan_run *p,
+    const struct agent_result *r, char **problem, char **cause)
+{
+	struct db_sample *s = xcalloc(r->nsamples + 1, sizeof *s);
+	const char	 *eq;
+	char		 *end;
+	size_t		  i, j, n = 0;
+	int		  rc;
+
+	for (i = 0; i < r->nsamples; i++) {
+		eq = strchr(r->samples[i], '=');
+		s[n].value = strtod(eq + 1, &end);
+		if (eq[1] == '\0' || *end != '\0' || !isfinite(s[n].value)) {
+			if (*problem == NULL)
+				*problem = xasprintf("iteration %llu: the "
+						     "agent's sample \"%s\" "
+						     "is not a number",
+				    (unsigned long long)r->seq, r->samples[i]);
+			continue;
+		}
+		s[n].run = run;
+		s[n].metric =
+		    xstrndup(r->samples[i], (size_t)(eq - r->samples[i]));
+		s[n].iteration = (int64_t)r->seq - p->warmups;
+		for (j = 0; j < n; j++)
+			s[n].repeat += strcmp(s[j].metric, s[n].metric) == 0;
+		n++;
+	}
+	rc = db_samples_insert(db, s, n, cause) == -1 ? -1 : 0;
+	for (i = 0; i < n; i++)
+		free((char *)s[i].metric);
+	free(s);
+	return rc;
+}
+
 int
 ingest_result(struct db *db, int64_t run, const struct plan_run *p,
     const struct agent_result *r, char **problem, char **cause)
@@ -200,7 +242,8 @@ ingest_result(struct db *db, int64_t run, const struct plan_run *p,
 		goto fail;
 	*problem = ingest_exit_problem(r);
 	if (*problem == NULL && !r->warmup &&
-	    ingest_samples(db, run, p, r, problem, cause) == -1)
+	    (ingest_samples(db, run, p, r, problem, cause) == -1 ||
+		ingest_observed(db, run, p, r, problem, cause) == -1))
 		goto fail;
 	return db_commit(db, cause);
 fail:

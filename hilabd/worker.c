@@ -217,6 +217,9 @@ worker_execute(struct worker_ctx *ctx, struct worker_run *wr,
 		.iterations = wr->run->iterations, /* adaptive: its own */
 		.warmups = wr->plan->warmups,
 		.timeout_ms = wr->plan->timeout_ms,
+		.probes = wr->plan->probes,
+		.probe_method = wr->plan->probe_method,
+		.monitors = wr->plan->monitors,
 	};
 	int state;
 

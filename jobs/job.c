@@ -138,6 +138,9 @@ static const struct conf_key job_keys[] = {
 	    .max = UINT32_MAX },
 	{ .name = "cmdline", .parse = conf_parse_str, .off = JOB(cmdline) },
 	{ .name = "setup", .parse = job_read_setup, .off = JOB(setup) },
+	{ .name = "monitors",
+	    .parse = job_read_monitors,
+	    .off = JOB(monitors) },
 	{ .name = NULL },
 };
 
@@ -239,6 +242,26 @@ job_check_bench_kernels(struct conf_file *f, yaml_node_t *root,
 }
 
 /* Reads the document's root, a mapping, into the job. */
+/*
+ * The job's "monitors" go to every benchmark that names none of its own
+ * (a benchmark's own list replaces the job's), their metrics declared.
+ */
+static void
+job_share_monitors(struct job *job)
+{
+	struct job_benchmark *b;
+	size_t		      i;
+
+	for (i = 0; job->monitors != NULL && i < job->nbenchmarks; i++) {
+		b = &job->benchmarks[i];
+		if (b->monitors != NULL)
+			continue;
+		b->monitors = conf_strv_dup(job->monitors);
+		if (b->resolved)
+			job_observe_declare(b);
+	}
+}
+
 static void
 job_root(struct conf_file *f, yaml_node_t *root)
 {
@@ -249,6 +272,7 @@ job_root(struct conf_file *f, yaml_node_t *root)
 	conf_mapping(f, root, job_keys, ctx->job, NULL);
 	if (conf_map_value(f, root, "kernels") == NULL)
 		job_kernel_add_running(ctx->job);
+	job_share_monitors(ctx->job);
 	job_check_boot(f, root, ctx->job);
 	job_check_order(f, root, ctx);
 	job_check_bench_kernels(f, root, ctx->job);
@@ -374,6 +398,9 @@ job_benchmark_clear(struct job_benchmark *b)
 	free(b->parser_args);
 	free(b->parser_sample);
 	free(b->kernel);
+	conf_strv_free(b->probes);
+	free(b->probe_method);
+	conf_strv_free(b->monitors);
 	free(b->adaptive.metric);
 	for (i = 0; i < b->nmetrics; i++) {
 		free(b->metrics[i].name);
@@ -411,5 +438,6 @@ job_free(struct job *job)
 	free(job->benchmarks);
 	free(job->cmdline);
 	job_setup_clear(&job->setup);
+	conf_strv_free(job->monitors);
 	free(job);
 }

@@ -134,6 +134,9 @@ struct job_benchmark {
 	char		  *parser;
 	char		  *parser_args;	  /* NULL if none */
 	char		  *parser_sample; /* a line of output, or NULL */
+	char		 **probes;	  /* kernel functions timed, or NULL */
+	char		  *probe_method;  /* how, or NULL: the agent's choice */
+	char		 **monitors;	  /* monitors read beside, or NULL */
 	struct job_metric *metrics;
 	size_t		   nmetrics;
 	struct job_install install; /* catalog entries only */
@@ -169,6 +172,8 @@ struct job {
 	uint32_t	      seed;    /* JOB_ORDER_RANDOM only */
 	char		     *cmdline; /* for all kernels, or NULL */
 	struct job_setup      setup;
+	char		    **monitors; /* the job file's "monitors", given to
+					   each benchmark without its own */
 };
 
 /*

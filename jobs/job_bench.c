@@ -184,6 +184,10 @@ static const struct conf_key job_bench_keys[] = {
 	    .parse = conf_parse_str,
 	    .off = BEN(parser_sample) },
 	{ .name = "metrics", .parse = conf_parse_node, .off = BIN(metrics) },
+	{ .name = "probes", .parse = job_read_probes, .off = BIN(b) },
+	{ .name = "monitors",
+	    .parse = job_read_monitors,
+	    .off = BEN(monitors) },
 	{ .name = NULL },
 };
 
@@ -578,6 +582,8 @@ job_benchmark(struct conf_file *f, yaml_node_t *n, struct job *job)
 			job_resolve(f, n, &in.b);
 	}
 	job_check_adaptive(f, n, &in.b);
+	if (in.b.resolved)
+		job_observe_declare(&in.b);
 	job->benchmarks[job->nbenchmarks++] = in.b;
 }
 

@@ -170,6 +170,9 @@ job_json_benchmark(const struct job_benchmark *b)
 	if (b->timeout_ms != -1)
 		json_object_set_new(o, "timeout_ms",
 		    json_integer(b->timeout_ms));
+	job_json_set_strv(o, "probes", b->probes);
+	job_json_set_str(o, "probe_method", b->probe_method);
+	job_json_set_strv(o, "monitors", b->monitors);
 	if (!b->resolved)
 		return o;
 	for (argc = 0; b->argv[argc] != NULL; argc++)
@@ -516,23 +519,26 @@ static int
 job_json_benchmark_get(json_t *o, struct job_benchmark *b, char **cause)
 {
 	const char  *name, *parser = NULL, *args = NULL, *sample = NULL;
-	const char  *kernel = NULL;
+	const char  *kernel = NULL, *method = NULL;
 	json_t	    *params, *cmd = NULL, *metrics = NULL;
 	json_t	    *install = NULL, *server = NULL, *adaptive = NULL;
+	json_t	    *probes = NULL, *monitors = NULL;
 	json_error_t err;
 	json_int_t   timeout = -1;
 	int	     custom;
+	size_t	     np = 0, nm = 0;
 
 	b->iterations = b->warmups = -1;
 	if (json_unpack_ex(o, &err, JSON_STRICT,
 		"{s:s, s:b, s:o, s?i, s?o, s?i, s?I, s?o, s?s, s?s, s?s, s?o, "
-		"s?o, s?o, s?s}",
+		"s?o, s?o, s?o, s?s, s?o, s?s}",
 		"name", &name, "custom", &custom, "params", &params,
 		"iterations", &b->iterations, "adaptive", &adaptive, "warmups",
 		&b->warmups, "timeout_ms", &timeout, "command", &cmd, "parser",
 		&parser, "parser_args", &args, "parser_sample", &sample,
 		"metrics", &metrics, "install", &install, "server", &server,
-		"kernel", &kernel) != 0)
+		"probes", &probes, "probe_method", &method, "monitors",
+		&monitors, "kernel", &kernel) != 0)
 		return job_json_fail(cause, "benchmark", err.text);
 	b->name = xstrdup(name);
 	b->custom = custom;
@@ -541,7 +547,14 @@ job_json_benchmark_get(json_t *o, struct job_benchmark *b, char **cause)
 	b->parser_args = job_json_dup(args);
 	b->parser_sample = job_json_dup(sample);
 	b->kernel = job_json_dup(kernel);
+	b->probe_method = job_json_dup(method);
 	if (job_json_params_get(params, b, cause) == -1 ||
+	    (probes != NULL &&
+		job_json_get_strings(probes, true, &b->probes, &np, "probes",
+		    cause) == -1) ||
+	    (monitors != NULL &&
+		job_json_get_strings(monitors, true, &b->monitors, &nm,
+		    "monitors", cause) == -1) ||
 	    job_json_adaptive_get(adaptive, b, cause) == -1 ||
 	    job_json_setup_get(install, server, b, cause) == -1)
 		return -1;

@@ -183,6 +183,29 @@ job_print_iterations(struct conf_emit *e, const struct job_benchmark *b)
 		catalog_emit_iterations(e, b->iterations, &ca);
 }
 
+/* Emits "probes" and "monitors", when the benchmark has them. */
+static void
+job_print_observe(struct conf_emit *e, const struct job_benchmark *b)
+{
+	size_t i;
+
+	if (b->probes != NULL) {
+		conf_emit_key(e, "probes");
+		conf_emit_seq(e, true);
+		for (i = 0; b->probes[i] != NULL; i++) {
+			conf_emit_map(e, true);
+			conf_emit_str(e, "function", b->probes[i]);
+			if (b->probe_method != NULL)
+				conf_emit_str(e, "method", b->probe_method);
+			conf_emit_end(e);
+		}
+		conf_emit_end(e);
+	}
+	if (b->monitors != NULL)
+		conf_emit_strv(e, "monitors", b->monitors,
+		    conf_strv_len(b->monitors));
+}
+
 /* Emits one benchmark as a sequence item. */
 static void
 job_print_benchmark(struct conf_emit *e, const struct job_benchmark *b)
@@ -197,6 +220,7 @@ job_print_benchmark(struct conf_emit *e, const struct job_benchmark *b)
 		conf_emit_int(e, "warmups", b->warmups);
 	if (b->timeout_ms != -1)
 		conf_emit_duration(e, "timeout", b->timeout_ms);
+	job_print_observe(e, b);
 	if (b->resolved && b->custom)
 		job_print_resolved(e, b);
 	else if (b->resolved)

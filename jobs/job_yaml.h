@@ -41,5 +41,15 @@ void job_read_setup(struct conf_file *, const struct conf_key *, yaml_node_t *,
     void *setup);
 /* Frees what a machine setup holds. */
 void job_setup_clear(struct job_setup *);
+/*
+ * job_observe.c: "probes" (a sequence of {function: NAME}) and "monitors"
+ * (monitor names) of a benchmark or, for monitors, of the job; and the
+ * metrics their samples are declared as, added to a resolved benchmark.
+ */
+void job_read_probes(struct conf_file *, const struct conf_key *, yaml_node_t *,
+    void *benchmark);
+void job_read_monitors(struct conf_file *, const struct conf_key *,
+    yaml_node_t *, void *strv);
+void job_observe_declare(struct job_benchmark *);
 
 #endif

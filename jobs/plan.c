@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "benchmarks/parse.h"
+#include "common/conf.h"
 #include "common/xmalloc.h"
 #include "jobs/job.h"
 #include "jobs/plan.h"
@@ -278,6 +279,9 @@ plan_fill_run(const struct job *job, const struct job_benchmark *b, size_t c,
 	run->parser = xstrdup(b->parser);
 	run->parser_args = b->parser_args ? xstrdup(b->parser_args) : NULL;
 	run->metrics = plan_required(b);
+	run->probes = conf_strv_dup(b->probes);
+	run->probe_method = b->probe_method ? xstrdup(b->probe_method) : NULL;
+	run->monitors = conf_strv_dup(b->monitors);
 	rc = 0;
 out:
 	free(keys);
@@ -398,6 +402,9 @@ plan_free(struct plan *plan)
 		free(run->parser);
 		free(run->parser_args);
 		plan_argv_free(run->metrics);
+		plan_argv_free(run->probes);
+		free(run->probe_method);
+		plan_argv_free(run->monitors);
 	}
 	free(plan->runs);
 	memset(plan, 0, sizeof *plan);

@@ -45,8 +45,11 @@ struct plan_run {
 	char **metrics;		/* declared metrics every measured
 				   iteration must produce (not optional,
 				   not patterns), NULL-terminated */
-	int round;		/* 0-based */
-	int position;		/* 0-based index of the run in its
+	char **probes;		/* kernel functions timed, or NULL */
+	char  *probe_method;	/* how, or NULL: the agent's choice */
+	char **monitors;	/* monitors read beside, or NULL */
+	int    round;		/* 0-based */
+	int    position;	/* 0-based index of the run in its
 				   (machine, round) */
 	size_t machine_index;	/* into job->machines */
 	size_t kernel_index;	/* into job->kernels */

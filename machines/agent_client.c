@@ -519,6 +519,21 @@ agent_facts_clear(struct agent_facts *f)
 	memset(f, 0, sizeof *f);
 }
 
+/* Copies the SAMPLE fields of a RESULT into r. */
+static void
+agent_result_samples(const struct proto_msg *m, struct agent_result *r)
+{
+	uint16_t i;
+
+	for (i = 0; i < m->nfields; i++) {
+		if (m->fields[i].tag != PROTO_T_SAMPLE)
+			continue;
+		r->samples = xreallocarray(r->samples, r->nsamples + 1,
+		    sizeof *r->samples);
+		r->samples[r->nsamples++] = proto_field_str(&m->fields[i]);
+	}
+}
+
 /* Fills r from a RESULT; the output is copied NUL-terminated. */
 static void
 agent_result_decode(const struct proto_msg *m, struct agent_result *r)
@@ -550,6 +565,7 @@ agent_result_decode(const struct proto_msg *m, struct agent_result *r)
 	r->output_len = out != NULL ? out->len : 0;
 	s[r->output_len] = '\0';
 	r->output = s;
+	agent_result_samples(m, r);
 }
 
 /* What a stream of RESULTs should look like, and where they go. */
@@ -586,6 +602,9 @@ agent_result_handle(struct agent_conn *c, const struct proto_msg *m,
 		rc = 0;
 	}
 	free((char *)r.output);
+	while (r.nsamples > 0)
+		free(r.samples[--r.nsamples]);
+	free(r.samples);
 	return rc;
 }
 
@@ -669,6 +688,10 @@ agent_send_run(struct agent_conn *c, const struct agent_run_spec *spec,
 	if (spec->cwd != NULL)
 		proto_add_str(&b, PROTO_T_CWD, spec->cwd);
 	agent_add_strings(&b, PROTO_T_ENV, spec->env);
+	agent_add_strings(&b, PROTO_T_PROBE, spec->probes);
+	if (spec->probe_method != NULL)
+		proto_add_str(&b, PROTO_T_PROBE_METHOD, spec->probe_method);
+	agent_add_strings(&b, PROTO_T_MONITOR, spec->monitors);
 	return agent_send(c, &b, cause);
 }
 

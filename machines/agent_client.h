@@ -30,9 +30,12 @@ struct agent_run_spec {
 	char *const *argv;   /* NULL-terminated, run without a shell */
 	unsigned     iterations;
 	unsigned     warmups;
-	uint64_t     timeout_ms; /* per iteration, 0 = none */
-	const char  *cwd;	 /* NULL = the agent's directory */
-	char *const *env;	 /* NULL-terminated "K=V" extras, or NULL */
+	uint64_t     timeout_ms;   /* per iteration, 0 = none */
+	const char  *cwd;	   /* NULL = the agent's directory */
+	char *const *env;	   /* NULL-terminated "K=V" extras, or NULL */
+	char *const *probes;	   /* kernel functions timed, or NULL */
+	const char  *probe_method; /* how, or NULL: the agent's choice */
+	char *const *monitors;	   /* monitors read beside, or NULL */
 };
 
 /* One iteration's result; owned by the client, valid during the callback. */
@@ -49,6 +52,8 @@ struct agent_result {
 	const char *output; /* stdout+stderr, NUL-terminated */
 	size_t	    output_len;
 	bool	    truncated;
+	char	  **samples; /* "metric=value" of probes and monitors */
+	size_t	    nsamples;
 };
 
 /* Called per result; a non-zero return stops the exchange with an error. */

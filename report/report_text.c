@@ -401,7 +401,8 @@ report_results(FILE *fp, struct db *db, int64_t job, const char *style,
 	long long	     id = job;
 	struct select_query  q = { .jobs = &id,
 		 .njobs = 1,
-		 .rows = SELECT_ROWS_AUTO };
+		 .rows = SELECT_ROWS_AUTO,
+		 .monitors = true };
 	struct select_result r;
 	size_t		     i;
 	int		     rc = 0;
@@ -415,6 +416,8 @@ report_results(FILE *fp, struct db *db, int64_t job, const char *style,
 		fputc('\n', fp);
 		rc = render_print(r.v[i].table, style, fp, cause);
 	}
+	if (rc == 0)
+		report_observed_print(fp, &r);
 	select_result_clear(&r);
 	return rc;
 }

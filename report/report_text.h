@@ -13,6 +13,7 @@
 
 struct db;
 struct db_job;
+struct select_result;
 
 /* Prints the report of job j to fp; 0, or -1 with *cause. */
 /*
@@ -23,5 +24,11 @@ struct db_job;
 char *report_kernel_source(const char *spec);
 int   report_text_print(FILE *fp, struct db *, const struct db_job *j,
       const char *style, char **cause);
+/*
+ * report_observe.c: after the tables of r (computed), a block per column
+ * with the figures of every probe and monitor table in it; nothing when
+ * there are none.
+ */
+void report_observed_print(FILE *fp, const struct select_result *r);
 
 #endif

@@ -239,11 +239,15 @@ static void
 sel_sample_cb(const struct db_job_sample *x, void *arg)
 {
 	struct sel_gather *g = arg;
-	struct sel_table  *t = sel_table(g, x);
+	struct sel_table  *t;
 	struct sel_cell	  *c;
-	char		  *colname = sel_column(x, g->by);
+	char		  *colname;
 	size_t		   row, col;
 
+	if (select_probe_skip(g, x->benchmark, x->metric))
+		return;
+	t = sel_table(g, x);
+	colname = sel_column(x, g->by);
 	row = sel_index(&t->rows, &t->nrows, x->params);
 	col = sel_index(&t->cols, &t->ncols, colname);
 	free(colname);
@@ -724,7 +728,7 @@ sel_build_all(const struct sel_gather *g, const struct select_query *q,
 	size_t i;
 
 	for (i = 0; i < g->n; i++) {
-		if (done[i])
+		if (done[i] || select_probe_hidden(g, &g->v[i]))
 			continue;
 		if (sel_metric_rows(g, i, q->rows))
 			sel_build_benchmark(g, i, done, q, r);
@@ -746,11 +750,13 @@ select_tables(struct db *db, const struct select_query *q,
 	int		  rc = -1;
 
 	memset(r, 0, sizeof *r);
+	g.monitors = q->monitors;
 	if (sel_auto_by(db, q, jobs, &g, cause) == -1)
 		goto out;
 	r->by = g.by;
-	if (db_samples_of_jobs(db, jobs, q->njobs, q->benchmark, q->metric,
-		sel_sample_cb, &g, cause) == -1 ||
+	if (db_samples_of_jobs(db, jobs, q->njobs, q->benchmark,
+		select_probe_metric(&g, q->metric), sel_sample_cb, &g,
+		cause) == -1 ||
 	    select_adapt_gather(db, jobs, q->njobs, &g, cause) == -1)
 		goto out;
 	rc = SELECT_REFUSED;
@@ -762,13 +768,16 @@ select_tables(struct db *db, const struct select_query *q,
 	if ((!q->pool && select_refuse_pooled(&g, cause) != 0) ||
 	    select_check_base(&g, q->base, cause) != 0)
 		goto out;
+	select_probe_order(&g);
 	sel_build_all(&g, q, r);
+	select_probe_notes(&g, r);
 	rc = 0;
 out:
 	for (i = 0; i < g.n; i++)
 		sel_table_free(&g.v[i]);
 	free(g.v);
 	free(g.conflict);
+	select_set_clear(&g.methods);
 	select_adapt_free(&g);
 	free(jobs);
 	return rc;

@@ -54,8 +54,9 @@ struct select_query {
 	const char	*metric;    /* NULL: every metric */
 	const char	*statistic; /* NULL: each metric's own */
 	enum select_rows rows;
-	const char	*base; /* the base column's name, or NULL */
-	bool		 pool; /* let a cell hold several of a kind */
+	const char	*base;	   /* the base column's name, or NULL */
+	bool		 pool;	   /* let a cell hold several of a kind */
+	bool		 monitors; /* monitor deltas ("mon.*") too */
 };
 
 /* One computed table and where its rows come from. */

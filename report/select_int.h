@@ -97,7 +97,30 @@ struct sel_gather {
 	bool		  split;    /* a table per machine */
 	bool		  several;  /* the selection spans several machines */
 	char		 *conflict; /* two jobs mean a metric differently */
+	bool		  monitors; /* tables of monitor deltas too */
+	struct select_set methods;  /* "benchmark\tmethod" of the probes */
+	const char	 *only;	    /* a probe metric asked for alone: the
+				       calibration is gathered, not shown */
 };
+
+/*
+ * select_probe.c: whether a sample of metric stays out of the tables (a
+ * probe's method, noted in g; a monitor's delta unless g->monitors), and
+ * the notes of method and calibration on each table of probe figures.
+ */
+bool select_probe_skip(struct sel_gather *g, const char *benchmark,
+    const char *metric);
+/*
+ * The metric to gather for q's metric: NULL (all) for a probe metric,
+ * whose calibration its notes need, kept in g->only; a monitor's named
+ * is shown without q->monitors.
+ */
+const char *select_probe_metric(struct sel_gather *g, const char *metric);
+/* Whether a gathered table is only there for the notes. */
+bool select_probe_hidden(const struct sel_gather *g, const struct sel_table *t);
+void select_probe_notes(const struct sel_gather *g, struct select_result *r);
+/* Puts each benchmark's probe tables after its own, its monitors' last. */
+void select_probe_order(struct sel_gather *g);
 
 /* The index of s in v, or -1. */
 long select_find(char **v, size_t n, const char *s);

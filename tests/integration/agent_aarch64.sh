@@ -66,6 +66,9 @@ echo "ok: ELF64 AArch64, no interpreter, no dynamic section"
 echo "# --version and facts"
 nver=$("$AGENT" --version) || lab_fail "native --version"
 VERSION=$(echo "$nver" | cut -d' ' -f2)
+# The protocol version both agents must say, as common/proto.h defines it.
+PROTO=$(sed -n 's/^#define PROTO_VERSION[[:space:]]*\([0-9][0-9]*\).*/\1/p' \
+    "$HILAB_SRCDIR/common/proto.h")
 NATIVE_ARCH=$(echo "$nver" | cut -d' ' -f3)
 out=$("$QEMU" "$A64" --version) || lab_fail "aarch64 --version: $out"
 [ "$out" = "hilab-agent $VERSION aarch64" ] ||
@@ -132,14 +135,14 @@ word=hilab-a64-$$
 out=$(serve -n 3 -w "$WARMUPS" "$TMP/native" "$AGENT" -- \
     /bin/echo "$word")
 expect_in "$out" \
-    "hello version=1 agent_version=$VERSION arch=$NATIVE_ARCH"
+    "hello version=$PROTO agent_version=$VERSION arch=$NATIVE_ARCH"
 check_exchange "$out" 4 0 "$word\\n"
 echo "ok: the native agent ($NATIVE_ARCH) through the same driver"
 
 out=$(serve -n 3 -w "$WARMUPS" "$TMP/a64" "$QEMU" "$A64" -- \
     /bin/echo "$word")
 echo "$out" | grep -v '^fact '
-expect_in "$out" "hello version=1 agent_version=$VERSION "
+expect_in "$out" "hello version=$PROTO agent_version=$VERSION "
 hello=$(echo "$out" | grep '^hello ')
 [ "${hello##* }" = "arch=aarch64" ] || lab_fail "HELLO: $hello"
 check_exchange "$out" 4 0 "$word\\n"
