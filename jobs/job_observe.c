@@ -20,22 +20,22 @@
 
 /* How the samples of probes and monitors are declared (observe.h). */
 static const struct {
-	const char *name, *unit, *direction, *statistic, *label;
+	const char *name, *unit, *direction, *statistic;
 } job_observe_metrics[] = {
-	{ "probe.*.ns_per_call", "ns", "lower", "amean", NULL },
-	{ "probe.*.net_ns", "ns", "lower", "amean", NULL },
-	{ "probe.*.net_p50_ns", "ns", "lower", "median", NULL },
-	{ "probe.*.p50_ns", "ns", "lower", "median", NULL },
-	{ "probe.*.p99_ns", "ns", "lower", "median", NULL },
-	{ "probe.*.calls", "calls", "lower", "amean", NULL },
-	{ "probe.*.cpu_pct", "%", "lower", "amean", NULL },
-	{ "probe.calibration.*", "ns", "lower", "median", NULL },
-	{ "probe.lost", "events", "lower", "amean", NULL },
-	{ "probe.method.*", "flag", "lower", "amean", NULL },
+	{ "probe.*.ns_per_call", "ns", "lower", "amean" },
+	{ "probe.*.net_ns", "ns", "lower", "amean" },
+	{ "probe.*.net_p50_ns", "ns", "lower", "median" },
+	{ "probe.*.p50_ns", "ns", "lower", "median" },
+	{ "probe.*.p99_ns", "ns", "lower", "median" },
+	{ "probe.*.calls", "calls", "lower", "amean" },
+	{ "probe.*.cpu_pct", "%", "lower", "amean" },
+	{ "probe.calibration.*", "ns", "lower", "median" },
+	{ "probe.lost", "events", "lower", "amean" },
+	{ "probe.method.*", "flag", "lower", "amean" },
 	/* Before "mon.*": the first pattern that matches declares. */
-	{ "mon.schedstat.*_ns", "ns", "lower", "amean", NULL },
-	{ "mon.cpufreq.*", "kHz", "higher", "amean", NULL },
-	{ "mon.*", "events", "lower", "amean", NULL },
+	{ "mon.schedstat.*_ns", "ns", "lower", "amean" },
+	{ "mon.cpufreq.*", "kHz", "higher", "amean" },
+	{ "mon.*", "events", "lower", "amean" },
 };
 #define JOB_NOBSERVE \
 	(sizeof job_observe_metrics / sizeof job_observe_metrics[0])
