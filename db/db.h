@@ -55,6 +55,13 @@ int64_t db_now_ms(void);
  * database; refuses one newer than this program or not made by hilab.
  */
 struct db *db_open(const char *path, char **cause);
+/*
+ * Takes the database's controller lock ("<path>.lock", an flock the kernel
+ * drops when its holder ends), recording who took it; the lock's
+ * descriptor (kept open while it is held), or -1 with *cause naming the
+ * holder's program, pid and host when another process has it.
+ */
+int db_owner_lock(const char *path, const char *who, char **cause);
 /* Opens an existing database of this schema version read-only. */
 struct db  *db_open_readonly(const char *path, char **cause);
 void	    db_close(struct db *);

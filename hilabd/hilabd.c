@@ -247,6 +247,12 @@ hilabd_open(struct daemon *d, struct db **db)
 		hilabd_log_lines("the inventory has errors:", cause);
 		return HILABD_EXIT_USAGE;
 	}
+	/* Kept open (and so held) until hilabd exits. */
+	if (db_owner_lock(d->db_path, "hilabd", &cause) == -1) {
+		fprintf(stderr, "hilabd: %s\n", cause);
+		free(cause);
+		return HILABD_EXIT_FAIL;
+	}
 	if ((*db = db_open(d->db_path, &cause)) == NULL ||
 	    hilabd_sync_machines(*db, d->inventory, &cause) == -1) {
 		log_error("hilabd", "%s", cause);

@@ -25,10 +25,11 @@
 #include "machines/agent_client.h"
 #include "machines/backend.h"
 #include "machines/inventory.h"
+#include "machines/ssh.h"
 
 #define WORKER_LEASE_MS		(10 * 60 * 1000)
-#define WORKER_RECONNECTS	3
-#define WORKER_CONNECT_GRACE_MS 4000 /* a silent host, before a power cycle */
+#define WORKER_BACKOFF_MAX_MS	30000 /* between reconnects to a run's host */
+#define WORKER_CONNECT_GRACE_MS 4000  /* a silent host, before a power cycle */
 
 /* One run in progress: what the result callback needs. */
 struct worker_run {
@@ -38,14 +39,17 @@ struct worker_run {
 	char		      *problem; /* first failed iteration */
 	int64_t		       last_seq;
 	bool		       cancelled;
+	bool		       left; /* hilabd stops: collected at its start */
 	bool		       db_failed;
-	bool		       recovered;   /* host power-cycled: run again */
+	bool		       ended;	  /* its end seen: the spool to free */
+	bool		       recovered; /* host power-cycled: run again */
 	bool		       boot_failed; /* its boot: recover_boot */
 	struct worker_exec     exec;	    /* from worker_setup_begin */
 };
 
 static void worker_retry(struct worker_ctx *, const struct db_run *,
     const char *);
+static bool worker_controller_stopping(struct worker *);
 
 /* The rounds ctx's plan holds (the last run's round comes last). */
 static int
@@ -104,6 +108,24 @@ worker_plan_run(const struct worker_ctx *ctx, const struct db_run *r)
 	return NULL;
 }
 
+/*
+ * A second of silence from the run: the exchange stops when its job's
+ * cancel was asked for (the run is then stopped on the host) or when
+ * hilabd stops (the run goes on there, collected at the next start).  A
+ * retired worker's run goes on to its end.
+ */
+static int
+worker_tick(struct worker_run *wr)
+{
+	if (wr->cancelled || wr->left) /* the exchange carrying it out */
+		return 0;
+	if (worker_cancel_requested(wr->ctx, wr->run->job))
+		wr->cancelled = true;
+	else if (worker_controller_stopping(wr->ctx->w))
+		wr->left = true;
+	return wr->cancelled || wr->left;
+}
+
 /* Stores one result as it arrives; stops the exchange on cancel. */
 static int
 worker_result_cb(const struct agent_result *res, void *arg)
@@ -112,6 +134,8 @@ worker_result_cb(const struct agent_result *res, void *arg)
 	struct worker_ctx *ctx = wr->ctx;
 	char		  *problem = NULL, *cause = NULL;
 
+	if (res == NULL)
+		return worker_tick(wr);
 	if (ingest_result(ctx->db, wr->run->id, wr->plan, res, &problem,
 		&cause) == -1) {
 		worker_event(ctx, wr->run, DB_ERROR, cause);
@@ -180,29 +204,114 @@ worker_facts(struct worker_ctx *ctx, const struct db_run *r, char **cause)
 }
 
 /*
- * After a dropped connection: reconnect and collect the rest of the run
- * from the agent's spool.  Returns 0 when the run's end was seen.
+ * The end of a run the agent reported: 0 for done, else -1 with *cause
+ * saying how it ended there.
+ */
+static int
+worker_run_end(struct worker_ctx *ctx, struct worker_run *wr,
+    const char *run_id, int state, char **cause)
+{
+	wr->ended = state != PROTO_RUN_UNKNOWN;
+	if (state == PROTO_RUN_DONE_OK)
+		return 0;
+	*cause = xasprintf("agent run \"%s\" %s on host \"%s\"", run_id,
+	    state == PROTO_RUN_FAILED	       ? "failed"
+		: state == PROTO_RUN_CANCELLED ? "was cancelled"
+					       : "is unknown",
+	    worker_name(ctx));
+	return -1;
+}
+
+/* Sleeps ms in one-second steps; true when a cancel or a stop came. */
+static bool
+worker_pause(struct worker_run *wr, int64_t ms)
+{
+	int64_t end = clock_now_ms() + ms, left;
+
+	while ((left = end - clock_now_ms()) > 0) {
+		if (worker_tick(wr))
+			return true;
+		usleep((useconds_t)(left < 1000 ? left : 1000) * 1000);
+	}
+	return worker_tick(wr) != 0;
+}
+
+/* Says that the host answers again and how long it was away. */
+static void
+worker_back(struct worker_ctx *ctx, const struct worker_run *wr, int64_t t0,
+    int tries)
+{
+	char *msg;
+
+	msg = xasprintf("host \"%s\" answers again after %.1f s (%d "
+			"connection%s): the run is collected from its spool",
+	    worker_name(ctx), (double)(clock_now_ms() - t0) / 1000, tries,
+	    tries == 1 ? "" : "s");
+	worker_event(ctx, wr->run, DB_INFO, msg);
+	free(msg);
+}
+
+/* The host stayed away for all of reconnect_for: -1, *cause saying so. */
+static int
+worker_gone(struct worker_ctx *ctx, int64_t t0, int tries, char **cause)
+{
+	char *msg;
+
+	msg = xasprintf("host \"%s\" did not answer again in %.1f s (%d "
+			"connections, reconnect_for %.0f s): %s",
+	    worker_name(ctx), (double)(clock_now_ms() - t0) / 1000, tries,
+	    (double)ctx->w->machine->ssh.reconnect_ms / 1000,
+	    *cause ? *cause : "no connection");
+	free(*cause);
+	*cause = msg;
+	return -1;
+}
+
+/* The next pause between reconnects: doubled, within max and the end. */
+static int64_t
+worker_backoff(int64_t delay, int64_t end)
+{
+	int64_t left = end - clock_now_ms();
+
+	delay = delay * 2 > WORKER_BACKOFF_MAX_MS ? WORKER_BACKOFF_MAX_MS
+						  : delay * 2;
+	return delay > left ? left : delay;
+}
+
+/*
+ * After a dropped connection: reconnects, backing off from 1 s to 30 s
+ * for the machine's reconnect_for, and collects the rest of the run from
+ * the agent's spool.  Returns 0 when the run's end was seen.
  */
 static int
 worker_reattach(struct worker_ctx *ctx, struct worker_run *wr,
     const char *run_id, char **cause)
 {
-	int attempt, state;
+	int64_t t0 = clock_now_ms(), delay = 1000;
+	int64_t end = t0 + ctx->w->machine->ssh.reconnect_ms;
+	int	tries, state;
 
-	for (attempt = 1; attempt <= WORKER_RECONNECTS; attempt++) {
+	for (tries = 1;; tries++) {
 		worker_disconnect(ctx);
+		if (worker_pause(wr, delay))
+			return -1;
 		free(*cause);
 		*cause = NULL;
-		sleep(attempt);
-		if (worker_connect(ctx, cause) == -1)
-			continue;
-		if (agent_fetch(ctx->conn, run_id, (uint64_t)(wr->last_seq + 1),
-			true, worker_result_cb, wr, &state, cause) == 0)
-			return state == PROTO_RUN_DONE_OK ? 0 : -1;
-		if (wr->db_failed || wr->cancelled)
-			return -1;
+		if (worker_connect(ctx, cause) == 0) {
+			worker_back(ctx, wr, t0, tries);
+			if (agent_fetch(ctx->conn, run_id,
+				(uint64_t)(wr->last_seq + 1), true,
+				worker_result_cb, wr, &state, cause) == 0)
+				return worker_run_end(ctx, wr, run_id, state,
+				    cause);
+			if (wr->db_failed || wr->cancelled || wr->left)
+				return -1;
+		} else if (ssh_host_last_error() == SSH_HOST_TRUST)
+			return -1; /* waiting does not change a host key */
+		if (clock_now_ms() >= end)
+			return worker_gone(ctx, t0, tries, cause);
+		delay = worker_backoff(delay, end);
 	}
-	return -1;
 }
 
 /* Runs the benchmark on the agent and streams its results into SQLite. */
@@ -224,21 +333,16 @@ worker_execute(struct worker_ctx *ctx, struct worker_run *wr,
 	int state;
 
 	if (agent_run(ctx->conn, &spec, worker_result_cb, wr, &state, cause) ==
-	    0) {
-		if (state == PROTO_RUN_DONE_OK)
-			return 0;
-		*cause = xasprintf("agent run \"%s\" ended in state %d", run_id,
-		    state);
-		return -1;
-	}
-	if (wr->db_failed || wr->cancelled)
+	    0)
+		return worker_run_end(ctx, wr, run_id, state, cause);
+	if (wr->db_failed || wr->cancelled || wr->left)
 		return -1;
 	worker_event(ctx, wr->run, DB_WARN, *cause);
 	if (worker_reattach(ctx, wr, run_id, cause) == 0)
 		return 0;
 	/* The host is gone: power-cycle it, then run it again. */
 	if (ctx->conn == NULL && !wr->db_failed && !wr->cancelled &&
-	    recover_host(ctx, wr->run, cause) == 0)
+	    !wr->left && recover_host(ctx, wr->run, cause) == 0)
 		wr->recovered = true;
 	return -1;
 }
@@ -308,7 +412,9 @@ worker_finish(struct worker_ctx *ctx, struct worker_run *wr, const char *run_id,
 		state = DB_FAILED;
 		error = wr->problem;
 	}
-	if (rc == 0 && agent_ack(ctx->conn, run_id, &ignore) == -1) {
+	/* Done or failed there: its results are stored, its spool freed. */
+	if ((rc == 0 || (wr->ended && !wr->cancelled && ctx->conn != NULL)) &&
+	    agent_ack(ctx->conn, run_id, &ignore) == -1) {
 		worker_event(ctx, wr->run, DB_WARN, ignore);
 		worker_disconnect(ctx);
 		free(ignore);
@@ -325,12 +431,19 @@ worker_finish(struct worker_ctx *ctx, struct worker_run *wr, const char *run_id,
 
 /*
  * Ends a run that reached the agent: a run that went well first takes its
- * adaptive step (worker_adapt.c) while it still keeps its job running.
+ * adaptive step (worker_adapt.c) while it still keeps its job running.  A
+ * run left as hilabd stops stays running, collected at the next start.
  */
 static void
 worker_end(struct worker_ctx *ctx, struct worker_run *wr, const char *run_id,
     int rc, char *cause)
 {
+	if (wr->left) {
+		worker_event(ctx, wr->run, DB_INFO,
+		    "hilabd stops: the run goes on on the host, its results "
+		    "are collected at the next start");
+		return;
+	}
 	if (rc == 0 && !wr->cancelled && wr->problem == NULL)
 		worker_adapt(ctx, wr->run, wr->plan);
 	worker_finish(ctx, wr, run_id, rc, cause);
@@ -479,6 +592,7 @@ worker_run_one(struct worker_ctx *ctx, const struct db_run *r)
 	}
 	worker_booted(ctx, r, facts);
 	health_answered(ctx);
+	worker_free_spools(ctx);
 	if (worker_setup_begin(ctx, r, wr.plan, facts, &wr.exec, &cause) ==
 	    -1) {
 		worker_setup_failed(ctx, r, cause);
@@ -573,12 +687,16 @@ worker_resume_one(struct worker_ctx *ctx, const struct db_interrupted *it)
 	rc = agent_fetch(ctx->conn, it->agent_run_id,
 	    (uint64_t)(it->last_seq + 1), true, worker_result_cb, &wr, &state,
 	    &cause);
-	if (rc == 0 && state != PROTO_RUN_DONE_OK) {
-		rc = -1;
-		cause = xasprintf("agent run \"%s\" ended in state %d on the "
-				  "host",
-		    it->agent_run_id, state);
+	if (rc == 0 && state == PROTO_RUN_UNKNOWN) {
+		/* Stopped between storing the run and sending it. */
+		worker_retry(ctx, r,
+		    it->last_seq < 0
+			? "interrupted before the host received it"
+			: "interrupted: the host no longer has its results");
+		goto out;
 	}
+	if (rc == 0)
+		rc = worker_run_end(ctx, &wr, it->agent_run_id, state, &cause);
 	worker_setup_sweep(ctx, r);
 	worker_end(ctx, &wr, it->agent_run_id, rc, cause);
 out:

@@ -103,6 +103,9 @@ void worker_exec_clear(struct worker_exec *);
 /* Closes the setup's ssh session and frees its state. */
 void worker_setup_free(struct worker_ctx *);
 
+/* spools.c: frees the host's spools of runs that ended (before a run). */
+void worker_free_spools(struct worker_ctx *);
+
 /*
  * Adaptive iterations (worker_adapt.c), after run r (plan entry p) went
  * well and before it is marked done (so its job cannot end meanwhile):

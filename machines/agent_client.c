@@ -10,6 +10,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,8 +20,10 @@
 #include "common/cause.h"
 #include "config.h"
 
+#include "common/clock.h"
 #include "common/log.h"
 #include "common/sha256.h"
+#include "common/units.h"
 #include "common/xmalloc.h"
 #include "machines/agent_client.h"
 #include "machines/ssh.h"
@@ -638,6 +641,51 @@ agent_done_handle(struct agent_conn *c, const struct proto_msg *m,
 	return 0;
 }
 
+/*
+ * Waits for the next frame up to timeout_ms (< 0: no end), handing the
+ * callback a tick (no result) each AGENT_TICK_MS of silence so that a
+ * cancel or a stop is seen while an iteration runs: 0 when a frame comes,
+ * -1 with *cause (the connection is then out of step).
+ */
+static int
+agent_stream_wait(struct agent_conn *c, struct agent_stream *st, int timeout_ms,
+    char **cause)
+{
+	int64_t end = timeout_ms < 0 ? -1 : clock_now_ms() + timeout_ms;
+	int64_t slice;
+	char	after[UNITS_STR_MAX];
+	int	rc;
+
+	for (;;) {
+		slice = end < 0 ? AGENT_TICK_MS : end - clock_now_ms();
+		if (slice > AGENT_TICK_MS)
+			slice = AGENT_TICK_MS;
+		if ((rc = ssh_host_chan_poll(c->ch, slice < 0 ? 0 : (int)slice,
+			 cause)) == 1)
+			return 0;
+		if (rc == -1)
+			break;
+		if (end >= 0 && clock_now_ms() >= end) {
+			causef(cause,
+			    "host \"%s\": agent: run \"%s\": nothing "
+			    "received for %s",
+			    c->name, st->run_id,
+			    units_format_duration(timeout_ms, after,
+				sizeof after));
+			break;
+		}
+		if (st->cb != NULL && st->cb(NULL, st->arg) != 0) {
+			causef(cause,
+			    "host \"%s\": agent: run \"%s\": left by the "
+			    "controller",
+			    c->name, st->run_id);
+			break;
+		}
+	}
+	c->broken = true;
+	return -1;
+}
+
 /* Receives RESULTs until RUN_DONE; timeout_ms < 0 waits without end. */
 static int
 agent_stream(struct agent_conn *c, struct agent_stream *st, int timeout_ms,
@@ -648,7 +696,8 @@ agent_stream(struct agent_conn *c, struct agent_stream *st, int timeout_ms,
 	int		 rc = 1;
 
 	while (rc == 1) {
-		if (agent_recv(c, timeout_ms, &p, &m, cause) != 0)
+		if (agent_stream_wait(c, st, timeout_ms, cause) != 0 ||
+		    agent_recv(c, timeout_ms, &p, &m, cause) != 0)
 			return -1;
 		if (m.type == PROTO_RESULT)
 			rc = agent_result_handle(c, &m, st, cause) ? -1 : 1;
@@ -695,6 +744,21 @@ agent_send_run(struct agent_conn *c, const struct agent_run_spec *spec,
 	return agent_send(c, &b, cause);
 }
 
+/*
+ * How long a run may send nothing: an iteration's timeout and the grace
+ * for the probe's and monitors' set-up, so a host that hangs (no reset,
+ * no byte) is noticed; without a timeout, no end.
+ */
+static int
+agent_silence_ms(const struct agent_run_spec *spec)
+{
+	uint64_t ms = spec->timeout_ms + AGENT_SILENCE_GRACE_MS;
+
+	if (spec->timeout_ms == 0)
+		return -1;
+	return ms > INT_MAX ? INT_MAX : (int)ms;
+}
+
 int
 agent_run(struct agent_conn *c, const struct agent_run_spec *spec,
     agent_result_cb cb, void *arg, int *state, char **cause)
@@ -722,7 +786,7 @@ agent_run(struct agent_conn *c, const struct agent_run_spec *spec,
 	free(p);
 	if (rc != 0)
 		return -1;
-	return agent_stream(c, &st, -1, state, cause);
+	return agent_stream(c, &st, agent_silence_ms(spec), state, cause);
 }
 
 int
@@ -746,6 +810,54 @@ agent_fetch(struct agent_conn *c, const char *run_id, uint64_t from_seq,
 	if (agent_send(c, &b, cause) != 0)
 		return -1;
 	return agent_stream(c, &st, wait ? -1 : c->timeout_ms, state, cause);
+}
+
+/* Reads a STATUS's (RUN_ID, STATE) groups into the list. */
+static void
+agent_spools_read(const struct proto_msg *m, struct agent_spool **v, size_t *n)
+{
+	const struct proto_field *f;
+	uint16_t		  i;
+
+	for (i = 0; i < m->nfields; i++) {
+		f = &m->fields[i];
+		if (f->tag == PROTO_T_RUN_ID) {
+			*v = xreallocarray(*v, *n + 1, sizeof **v);
+			(*v)[(*n)++] = (struct agent_spool){ proto_field_str(f),
+				PROTO_RUN_UNKNOWN };
+		} else if (f->tag == PROTO_T_STATE && *n > 0)
+			(*v)[*n - 1].state = (int)f->u;
+	}
+}
+
+int
+agent_spools(struct agent_conn *c, struct agent_spool **v, size_t *n,
+    char **cause)
+{
+	struct proto_buf b = { 0 };
+	struct proto_msg m;
+	unsigned char	*p;
+
+	*v = NULL;
+	*n = 0;
+	if (agent_usable(c, cause) != 0)
+		return -1;
+	proto_begin(&b, PROTO_STATUS_REQ);
+	if (agent_send(c, &b, cause) != 0 ||
+	    agent_expect(c, PROTO_STATUS, c->timeout_ms, &p, &m, cause) != 0)
+		return -1;
+	agent_spools_read(&m, v, n);
+	proto_msg_clear(&m);
+	free(p);
+	return 0;
+}
+
+void
+agent_spools_free(struct agent_spool *v, size_t n)
+{
+	while (n > 0)
+		free(v[--n].run_id);
+	free(v);
 }
 
 int

@@ -25,12 +25,16 @@ struct agent_facts {
 	size_t		   n;
 };
 
+/* Beyond an iteration's timeout, how long a run may send nothing. */
+#define AGENT_SILENCE_GRACE_MS 60000
+
 struct agent_run_spec {
 	const char  *run_id; /* [A-Za-z0-9._-]{1,64}, unique per host */
 	char *const *argv;   /* NULL-terminated, run without a shell */
 	unsigned     iterations;
 	unsigned     warmups;
-	uint64_t     timeout_ms;   /* per iteration, 0 = none */
+	uint64_t     timeout_ms;   /* per iteration, 0 = none; a run silent
+				      for it + AGENT_SILENCE_GRACE_MS fails */
 	const char  *cwd;	   /* NULL = the agent's directory */
 	char *const *env;	   /* NULL-terminated "K=V" extras, or NULL */
 	char *const *probes;	   /* kernel functions timed, or NULL */
@@ -56,8 +60,15 @@ struct agent_result {
 	size_t	    nsamples;
 };
 
-/* Called per result; a non-zero return stops the exchange with an error. */
+/*
+ * Called per result, and with NULL each AGENT_TICK_MS that a run sends
+ * nothing; a non-zero return stops the exchange with an error (the run
+ * goes on on the host: agent_cancel stops it, agent_fetch collects it).
+ */
 typedef int (*agent_result_cb)(const struct agent_result *, void *arg);
+
+/* How often a silent run's callback is offered a tick. */
+#define AGENT_TICK_MS 1000
 
 /*
  * Connects to the machine over ssh (strict host key check), uploads the
@@ -90,6 +101,15 @@ void agent_facts_clear(struct agent_facts *);
  */
 int agent_run(struct agent_conn *, const struct agent_run_spec *,
     agent_result_cb cb, void *arg, int *state, char **cause);
+/* A run the agent keeps a spool of, and its state there. */
+struct agent_spool {
+	char *run_id;
+	int   state; /* enum proto_run_state */
+};
+/* Every run spooled on the host (STATUS); free with agent_spools_free. */
+int  agent_spools(struct agent_conn *, struct agent_spool **v, size_t *n,
+     char **cause);
+void agent_spools_free(struct agent_spool *, size_t n);
 /* Replays spooled results from from_seq; with wait, blocks until the end. */
 int agent_fetch(struct agent_conn *, const char *run_id, uint64_t from_seq,
     bool wait, agent_result_cb cb, void *arg, int *state, char **cause);

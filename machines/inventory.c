@@ -297,6 +297,8 @@ static const struct conf_key inv_ssh_keys[] = {
 	    .off = SSH(trust_on_first_use) },
 	INV_DUR("connect_timeout", SSH(connect_timeout_ms)),
 	INV_DUR("command_timeout", SSH(command_timeout_ms)),
+	INV_DUR("keepalive", SSH(keepalive_ms)),
+	INV_DUR("reconnect_for", SSH(reconnect_ms)),
 	{ .name = "agent_dir",
 	    .parse = inv_parse_abspath,
 	    .off = SSH(agent_dir) },

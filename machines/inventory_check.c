@@ -365,6 +365,10 @@ inv_defaults(struct machine *m)
 		m->ssh.connect_timeout_ms = 10000;
 	if (m->ssh.command_timeout_ms == 0)
 		m->ssh.command_timeout_ms = 60000;
+	if (m->ssh.keepalive_ms == 0)
+		m->ssh.keepalive_ms = 15000;
+	if (m->ssh.reconnect_ms == 0)
+		m->ssh.reconnect_ms = 60000;
 	if (m->ssh.agent_dir == NULL)
 		m->ssh.agent_dir = xstrdup("/var/tmp/hilab");
 	if (m->power.kind != MACHINE_POWER_NONE)

@@ -53,6 +53,8 @@ inv_print_ssh(struct conf_emit *e, const struct machine_ssh *s)
 	conf_emit_bool(e, "trust_on_first_use", s->trust_on_first_use);
 	conf_emit_duration(e, "connect_timeout", s->connect_timeout_ms);
 	conf_emit_duration(e, "command_timeout", s->command_timeout_ms);
+	conf_emit_duration(e, "keepalive", s->keepalive_ms);
+	conf_emit_duration(e, "reconnect_for", s->reconnect_ms);
 	conf_emit_str(e, "agent_dir", s->agent_dir);
 	conf_emit_end(e);
 }

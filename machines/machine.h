@@ -41,6 +41,11 @@ struct machine_ssh {
 	bool  trust_on_first_use; /* add an unknown key (never a changed one) */
 	int   connect_timeout_ms; /* default 10000 */
 	int   command_timeout_ms; /* default 60000 */
+	int   keepalive_ms;	  /* TCP keepalive probes' interval: a
+				     host silent for 4 of them is dropped;
+				     default 15000 */
+	int reconnect_ms;	  /* how long a run's dropped host is
+				     reconnected to; default 60000 */
 	char *agent_dir;	  /* remote dir for the agent and its spool;
 				     default "/var/tmp/hilab" */
 };

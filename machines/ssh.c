@@ -5,6 +5,9 @@
  */
 #include <sys/socket.h>
 
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+
 #include <errno.h>
 #include <netdb.h>
 #include <poll.h>
@@ -279,6 +282,31 @@ out:
 	return rc;
 }
 
+/*
+ * Makes the kernel probe a quiet connection every ms and drop it after
+ * three unanswered probes, or when sent data stays unacknowledged as
+ * long: a host that hangs without resetting the connection is noticed
+ * without any wakeup here (0: the system's defaults).
+ */
+static void
+ssh_host_keepalive(struct ssh_host *h, int ms)
+{
+	int	     fd = ssh_get_fd(h->s), on = 1, cnt = 3;
+	int	     sec = ms < 1000 ? 1 : ms / 1000;
+	unsigned int user = (unsigned int)(ms < 1000 ? 1000 : ms) * 4;
+
+	if (fd < 0 || ms <= 0)
+		return;
+	if (setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &on, sizeof on) == -1 ||
+	    setsockopt(fd, IPPROTO_TCP, TCP_KEEPIDLE, &sec, sizeof sec) == -1 ||
+	    setsockopt(fd, IPPROTO_TCP, TCP_KEEPINTVL, &sec, sizeof sec) ==
+		-1 ||
+	    setsockopt(fd, IPPROTO_TCP, TCP_KEEPCNT, &cnt, sizeof cnt) == -1 ||
+	    setsockopt(fd, IPPROTO_TCP, TCP_USER_TIMEOUT, &user, sizeof user) ==
+		-1)
+		log_warn(h->name, "ssh keepalive: %s", strerror(errno));
+}
+
 /* Reports a failed ssh_connect, turning libssh's timeout into words. */
 static void
 ssh_host_connect_fail(struct ssh_host *h, int port, char **cause)
@@ -325,6 +353,7 @@ ssh_host_connect(const struct machine *m, int flags, char **cause)
 		ssh_host_connect_fail(h, port, cause);
 		goto fail;
 	}
+	ssh_host_keepalive(h, m->ssh.keepalive_ms);
 	ssh_host_error = SSH_HOST_TRUST;
 	if (ssh_host_verify(h, m, cause) != 0 ||
 	    ssh_host_auth(h, m, cause) != 0)
@@ -766,6 +795,28 @@ ssh_host_chan_read(struct ssh_host_chan *ch, void *buf, size_t len,
 	return 0;
 lost:
 	return ssh_host_chan_lost(ch, cause);
+}
+
+int
+ssh_host_chan_poll(struct ssh_host_chan *ch, int timeout_ms, char **cause)
+{
+	long long deadline = clock_now_ms() + timeout_ms;
+	int	  n;
+
+	for (;;) {
+		n = ssh_channel_poll_timeout(ch->c, ssh_host_slice(deadline),
+		    0);
+		if (n > 0)
+			return 1;
+		if (n == SSH_EOF) {
+			ssh_host_chan_eof(ch, cause);
+			return -1;
+		}
+		if (n == SSH_ERROR || ssh_host_chan_drain_stderr(ch) != 0)
+			return ssh_host_chan_lost(ch, cause);
+		if (clock_now_ms() >= deadline)
+			return 0;
+	}
 }
 
 int

@@ -110,6 +110,12 @@ struct ssh_host_chan *ssh_host_chan_open(struct ssh_host *, const char *cmd,
  */
 int ssh_host_chan_read(struct ssh_host_chan *, void *buf, size_t len,
     int timeout_ms, char **cause);
+/*
+ * Waits up to timeout_ms (>= 0) for the process's stdout: 1 when there is
+ * some to read, 0 when none came, -1 with *cause when the process ended
+ * or the connection dropped.
+ */
+int ssh_host_chan_poll(struct ssh_host_chan *, int timeout_ms, char **cause);
 /* Writes all of buf to the process's stdin within timeout_ms (< 0: none). */
 int ssh_host_chan_write(struct ssh_host_chan *, const void *buf, size_t len,
     int timeout_ms, char **cause);

@@ -267,6 +267,17 @@ lab_host_cut()
 	kill -KILL $pids
 }
 
+# lab_host_link NAME up|down: the host's side of its link, as a cable
+# pulled: packets to it are dropped without a word, nothing is reset.
+lab_host_link()
+{
+	local ns dev
+
+	ns=$(cat "$LAB_TMP/$1/netns")
+	dev=$(ip -n "$ns" -o link show | awk -F': ' '$2 != "lo" { print $2 }')
+	ip -n "$ns" link set "${dev%%@*}" "$2"
+}
+
 # Tears host $1 down: every process in its namespace, the namespace, the
 # veth pair (usually gone with the namespace).  Never fails, so a caller
 # under "set -e" (scripts/demo.sh) ends with its own status.
