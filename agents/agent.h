@@ -94,6 +94,12 @@ int   spool_state(const char *dir, const char *run_id, int *state,
 int   spool_write_state(const char *dir, const char *run_id, int state,
       uint64_t count);
 int   spool_append(int fd, const struct proto_buf *);
+/*
+ * Why a run failed on the host, or NULL if nothing says: a full
+ * filesystem under dir (named, with what is free), the runner's last
+ * warning.
+ */
+char *spool_failure(const char *dir, const char *run_id);
 void  spool_write_pid(const char *dir, const char *run_id, pid_t);
 pid_t spool_read_pid(const char *dir, const char *run_id);
 /* Called per spooled RESULT; non-zero stops the walk and is returned. */
@@ -105,6 +111,21 @@ int    spool_wait(const char *dir, const char *run_id);
 int    spool_remove(const char *dir, const char *run_id, char **cause);
 char **spool_list(const char *dir, size_t *n);
 const char *spool_state_name(int state);
+
+/* reap.c: what a benchmark left running, killed once it ended. */
+struct reap_report {
+	int  killed;	/* live leftovers killed */
+	char first[96]; /* "PID (comm)" of the first */
+};
+/* Makes the calling process a child subreaper (its orphans' parent). */
+void reap_init(void);
+/*
+ * Kills what is left of process group pgid and every child but guardians
+ * (GUARD_NAME: they end by themselves, after putting the host back).  The
+ * group's live members are counted unless !counted (a timeout killed the
+ * group already), the other children when they were alive.
+ */
+void reap_leftovers(pid_t pgid, int counted, struct reap_report *);
 
 /*
  * runner.c.  A RUN whose argv[0] is exactly "hilab-agent" runs this agent
@@ -163,7 +184,7 @@ struct guard {
 	int	    fd;	  /* the pipe to it, or -1 */
 };
 /* A guardian's process name (comm). */
-#define GUARD_NAME "hilab-guardian"
+#define GUARD_NAME "hilab-guardian" /* spared by the runner's reaper */
 int  guard_start(struct guard *, char **cause);
 void guard_end(struct guard *, int cleaned);
 

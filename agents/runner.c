@@ -165,33 +165,58 @@ runner_wait(pid_t pid, uint64_t timeout_ms, struct runner_iter *it)
 		it->exit_status = WEXITSTATUS(status);
 }
 
-/* Reads the iteration's output file, up to PROTO_MAX_OUTPUT. */
+/* Appends up to len bytes of fd from offset off to the output. */
+static void
+runner_read_at(int fd, struct runner_iter *it, size_t len, off_t off)
+{
+	size_t	got = 0;
+	ssize_t n;
+
+	while (got < len) {
+		n = pread(fd, it->output + it->outlen, len - got,
+		    off + (off_t)got);
+		if (n == -1 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		got += (size_t)n;
+		it->outlen += (size_t)n;
+	}
+}
+
+/*
+ * Reads the iteration's output file.  Past PROTO_MAX_OUTPUT, its head and
+ * its tail (where tools print their results) with a line between saying
+ * how much was left out.
+ */
 static void
 runner_read_output(int fd, struct runner_iter *it)
 {
 	struct stat st;
-	size_t	    want;
-	ssize_t	    n;
+	char	    mark[96];
+	size_t	    size, half;
+	int	    mlen;
 
 	it->outlen = 0;
 	it->truncated = 0;
 	if (fstat(fd, &st) == -1)
 		st.st_size = 0;
-	want = (size_t)st.st_size;
-	if (want > PROTO_MAX_OUTPUT) {
-		want = PROTO_MAX_OUTPUT;
-		it->truncated = 1;
+	size = (size_t)st.st_size;
+	if (size <= PROTO_MAX_OUTPUT) {
+		it->output = xmalloc(size + 1);
+		runner_read_at(fd, it, size, 0);
+		return;
 	}
-	it->output = xmalloc(want);
-	while (it->outlen < want) {
-		n = pread(fd, it->output + it->outlen, want - it->outlen,
-		    it->outlen);
-		if (n == -1 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		it->outlen += n;
-	}
+	it->truncated = 1;
+	half = (PROTO_MAX_OUTPUT - sizeof mark) / 2;
+	mlen = snprintf(mark, sizeof mark,
+	    "\n[hilab-agent: %zu bytes of output left out here]\n",
+	    size - 2 * half);
+	it->output = xmalloc(PROTO_MAX_OUTPUT);
+	runner_read_at(fd, it, half, 0);
+	memcpy(it->output + it->outlen, mark, (size_t)mlen);
+	it->outlen += (size_t)mlen;
+	runner_read_at(fd, it, half, (off_t)(size - half));
 }
 
 /* Fails an iteration that could not be observed: why is its output. */
@@ -233,8 +258,29 @@ runner_observe_after(struct runner *r, struct runner_iter *it, char **cause)
 	return 0;
 }
 
-/* Forks the benchmark and waits for it; the measured window. */
+/*
+ * Once the benchmark ended and the window closed: what it left running is
+ * killed, and its output says so (nothing of it reaches a later
+ * iteration).
+ */
 static void
+runner_reap(pid_t pgid, const struct runner_iter *it, int fd)
+{
+	struct reap_report rep;
+
+	reap_leftovers(pgid, !it->timed_out, &rep);
+	if (rep.killed > 0)
+		dprintf(fd,
+		    "\nhilab-agent: killed %d process%s the benchmark left "
+		    "running (the first: %s)\n",
+		    rep.killed, rep.killed == 1 ? "" : "es", rep.first);
+}
+
+/*
+ * Forks the benchmark and waits for it; the measured window.  Returns its
+ * pid (its process group), or -1 when it could not start.
+ */
+static pid_t
 runner_measure(struct runner *r, struct runner_iter *it, int fd)
 {
 	uint64_t t0;
@@ -253,6 +299,7 @@ runner_measure(struct runner *r, struct runner_iter *it, int fd)
 		runner_wait(pid, r->spec->timeout_ms, it);
 	}
 	it->wall_ns = runner_now_ns() - t0;
+	return pid;
 }
 
 /* Runs the benchmark once and measures it, observed as asked. */
@@ -260,6 +307,7 @@ static void
 runner_iterate(struct runner *r, struct runner_iter *it)
 {
 	char *why = NULL;
+	pid_t pid;
 	int   fd;
 
 	memset(it, 0, sizeof *it);
@@ -267,10 +315,14 @@ runner_iterate(struct runner *r, struct runner_iter *it)
 		runner_refuse(it, r->refused);
 		return;
 	}
+	/* A new file each time: a leftover may hold the last one open. */
+	unlink(r->outpath);
 	fd = open(r->outpath, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (runner_observe_before(r, &why) == 0) {
-		runner_measure(r, it, fd);
+		pid = runner_measure(r, it, fd);
 		runner_observe_after(r, it, &why);
+		if (pid > 0)
+			runner_reap(pid, it, fd);
 	}
 	if (fd != -1) {
 		runner_read_output(fd, it);
@@ -425,6 +477,7 @@ runner_main(const char *dir, const struct run_spec *spec, int notify)
 	size_t		 i;
 
 	runner_detach(dir, spec->run_id);
+	reap_init();
 	memset(&sa, 0, sizeof sa);
 	sa.sa_handler = runner_alarm_cb; /* no SA_RESTART: wakes wait4 */
 	sigaction(SIGALRM, &sa, NULL);

@@ -117,12 +117,17 @@ serve_run_done(struct serve *s, const char *run_id)
 	struct proto_buf b;
 	uint64_t	 count;
 	int		 state;
+	char		*why = NULL;
 
 	spool_state(s->dir, run_id, &state, &count);
 	proto_begin(&b, PROTO_RUN_DONE);
 	proto_add_str(&b, PROTO_T_RUN_ID, run_id);
 	proto_add_u64(&b, PROTO_T_STATE, state);
 	proto_add_u64(&b, PROTO_T_COUNT, count);
+	if (state == PROTO_RUN_FAILED &&
+	    (why = spool_failure(s->dir, run_id)) != NULL)
+		proto_add_str(&b, PROTO_T_MESSAGE, why);
+	free(why);
 	return serve_send(s, &b);
 }
 

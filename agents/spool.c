@@ -1,6 +1,7 @@
 /* The agent's spool: one directory per run holding its lock, results, state. */
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 
 #include <dirent.h>
 #include <errno.h>
@@ -13,6 +14,9 @@
 #include "agents/agent.h"
 #include "common/log.h"
 #include "common/xmalloc.h"
+
+/* Below this much free space, a failed run is put down to a full disk. */
+#define SPOOL_LOW_KIB 256
 
 static const char *spool_states[] = {
 	[PROTO_RUN_RUNNING] = "RUNNING",
@@ -172,6 +176,47 @@ spool_state(const char *dir, const char *run_id, int *state, uint64_t *count)
 	else
 		*state = PROTO_RUN_FAILED;
 	return spool_results(dir, run_id, NULL, NULL, count);
+}
+
+/* The last non-empty line of the run's log (the runner's warnings). */
+static char *
+spool_log_tail(const char *dir, const char *run_id)
+{
+	char *path = spool_path(dir, run_id, "log");
+	char  line[512], *last = NULL;
+	FILE *f;
+
+	if ((f = fopen(path, "re")) != NULL) {
+		while (fgets(line, sizeof line, f) != NULL) {
+			line[strcspn(line, "\n")] = '\0';
+			if (line[0] != '\0') {
+				free(last);
+				last = xstrdup(line);
+			}
+		}
+		fclose(f);
+	}
+	free(path);
+	return last;
+}
+
+char *
+spool_failure(const char *dir, const char *run_id)
+{
+	struct statvfs	   vfs;
+	char		  *tail = spool_log_tail(dir, run_id), *why;
+	unsigned long long kib;
+
+	if (statvfs(dir, &vfs) == 0 &&
+	    (kib = (unsigned long long)vfs.f_bavail * vfs.f_frsize / 1024) <
+		SPOOL_LOW_KIB) {
+		why = xasprintf("the agent's directory \"%s\" is on a full "
+				"filesystem (%llu KiB free)%s%s",
+		    dir, kib, tail ? ": " : "", tail ? tail : "");
+		free(tail);
+		return why;
+	}
+	return tail;
 }
 
 /* Flushes a directory so a rename in it is durable. */

@@ -72,7 +72,7 @@ static const struct proto_spec proto_specs[PROTO_TYPE_MAX] = {
 	    { { 0 } }, 0 },
 	[PROTO_RUN_DONE] = { "RUN_DONE",
 	    { { PROTO_T_RUN_ID, PROTO_REQ }, { PROTO_T_STATE, PROTO_REQ },
-		{ PROTO_T_COUNT, PROTO_REQ } },
+		{ PROTO_T_COUNT, PROTO_REQ }, { PROTO_T_MESSAGE, 0 } },
 	    { { 0 } }, 0 },
 	[PROTO_STATUS_REQ] = { "STATUS_REQ", { { PROTO_T_RUN_ID, 0 } },
 	    { { 0 } }, 0 },

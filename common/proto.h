@@ -21,7 +21,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define PROTO_VERSION	  2 /* 2: probes, monitors and their samples */
+/* 2: probes, monitors and their samples; 3: RUN_DONE may say why it failed */
+#define PROTO_VERSION	  3
 #define PROTO_HDR_LEN	  4
 #define PROTO_MAX_PAYLOAD (16u * 1024 * 1024)
 #define PROTO_MAX_FIELDS  65535
@@ -38,7 +39,7 @@ enum proto_type {
 			      PROBE*, opt PROBE_METHOD, opt MONITOR* */
 	PROTO_RUN_STARTED, /* agent: RUN_ID, PID */
 	PROTO_RESULT,	   /* agent: one iteration, see tags below */
-	PROTO_RUN_DONE,	   /* agent: RUN_ID, STATE, COUNT */
+	PROTO_RUN_DONE,	   /* agent: RUN_ID, STATE, COUNT, opt MESSAGE */
 	PROTO_STATUS_REQ,  /* controller: opt RUN_ID */
 	PROTO_STATUS,	   /* agent: (RUN_ID, STATE, COUNT) repeated */
 	PROTO_FETCH,	   /* controller: RUN_ID, FROM_SEQ, opt WAIT */

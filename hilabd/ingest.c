@@ -113,25 +113,29 @@ ingest_missing(const struct plan_run *p, const struct parse_result *res)
 
 /*
  * Says why a measured iteration's output is not good enough: the parser
- * failed (why), or it lacks a required metric; NULL if neither.
+ * failed (why), or it lacks a required metric (in an output cut to its
+ * head and tail, said so); NULL if neither.
  */
 static char *
 ingest_parse_problem(const struct plan_run *p, const struct agent_result *r,
     const struct parse_result *res, const char *why)
 {
-	char *miss = ingest_missing(p, why != NULL ? NULL : res), *s;
+	char	   *miss = ingest_missing(p, why != NULL ? NULL : res), *s;
+	const char *cut = r->truncated
+	    ? " (the output passed 4 MiB: only its head and its tail were kept)"
+	    : "";
 
 	if (why == NULL && miss == NULL)
 		return NULL;
 	if (miss == NULL)
-		s = xasprintf("iteration %llu: %s", (unsigned long long)r->seq,
-		    why);
+		s = xasprintf("iteration %llu: %s%s",
+		    (unsigned long long)r->seq, why, cut);
 	else if (why == NULL)
-		s = xasprintf("iteration %llu: %s in the output",
-		    (unsigned long long)r->seq, miss);
+		s = xasprintf("iteration %llu: %s in the output%s",
+		    (unsigned long long)r->seq, miss, cut);
 	else
-		s = xasprintf("iteration %llu: %s in the output: %s",
-		    (unsigned long long)r->seq, miss, why);
+		s = xasprintf("iteration %llu: %s in the output%s: %s",
+		    (unsigned long long)r->seq, miss, cut, why);
 	free(miss);
 	return s;
 }

@@ -205,20 +205,25 @@ worker_facts(struct worker_ctx *ctx, const struct db_run *r, char **cause)
 
 /*
  * The end of a run the agent reported: 0 for done, else -1 with *cause
- * saying how it ended there.
+ * saying how it ended there, with the host's own reason when it gave one.
  */
 static int
 worker_run_end(struct worker_ctx *ctx, struct worker_run *wr,
     const char *run_id, int state, char **cause)
 {
+	const char *why = agent_run_failure(ctx->conn);
+
 	wr->ended = state != PROTO_RUN_UNKNOWN;
 	if (state == PROTO_RUN_DONE_OK)
 		return 0;
-	*cause = xasprintf("agent run \"%s\" %s on host \"%s\"", run_id,
-	    state == PROTO_RUN_FAILED	       ? "failed"
-		: state == PROTO_RUN_CANCELLED ? "was cancelled"
-					       : "is unknown",
-	    worker_name(ctx));
+	if (state == PROTO_RUN_FAILED)
+		*cause = xasprintf("agent run \"%s\" failed on host \"%s\"%s%s",
+		    run_id, worker_name(ctx), why ? ": " : "", why ? why : "");
+	else
+		*cause = xasprintf("agent run \"%s\" %s on host \"%s\"", run_id,
+		    state == PROTO_RUN_CANCELLED ? "was cancelled"
+						 : "is unknown",
+		    worker_name(ctx));
 	return -1;
 }
 

@@ -26,6 +26,7 @@
 #include "common/units.h"
 #include "common/xmalloc.h"
 #include "machines/agent_client.h"
+#include "machines/agent_trust.h"
 #include "machines/ssh.h"
 
 #define AGENT_REMOTE_DIR "/var/tmp/hilab"
@@ -41,6 +42,7 @@ struct agent_conn {
 	char		     *agent_version;
 	bool		      uploaded;
 	bool		      broken;	  /* out of step: no requests */
+	char		     *failure;	  /* why the last run failed there */
 	int		      timeout_ms; /* command timeout */
 };
 
@@ -141,32 +143,26 @@ agent_host_arch(struct agent_conn *c, char **cause)
 }
 
 /*
- * Puts the local build at remote unless an executable of that name (the
- * name carries the content hash) is already there.
+ * Puts the local build (sha256 hex) at remote in dir unless the file there
+ * is that build, checked on the host; refuses a directory others control.
  */
 static int
-agent_install(struct agent_conn *c, const char *local, const char *remote,
-    char **cause)
+agent_install(struct agent_conn *c, const char *local, const char *dir,
+    const char *remote, const char *hex, char **cause)
 {
-	char *q = ssh_host_quote(remote), *cmd = xasprintf("test -x %s", q);
-	int   status, rc = -1;
+	bool good;
 
-	if (agent_exec(c, cmd, &status, NULL, cause) != 0)
-		goto out;
-	if (status == 0) {
-		rc = 0;
-		goto out;
-	}
+	if (agent_trust_check(c->h, c->name, dir, remote, hex, &good, cause) !=
+	    0)
+		return -1;
+	if (good)
+		return 0;
 	if (ssh_host_upload(c->h, local, remote, 0755, cause) != 0)
-		goto out;
+		return -1;
 	c->uploaded = true;
 	log_info("agent", "host \"%s\": uploaded %s to %s", c->name, local,
 	    remote);
-	rc = 0;
-out:
-	free(cmd);
-	free(q);
-	return rc;
+	return 0;
 }
 
 /* Finishes b and writes it to the agent. */
@@ -343,7 +339,7 @@ agent_start(struct agent_conn *c, const struct machine *m,
 		goto out;
 	}
 	remote = xasprintf("%s/hilab-agent-%.*s", dir, AGENT_HASH_HEX, hex);
-	if (agent_install(c, local, remote, cause) != 0)
+	if (agent_install(c, local, dir, remote, hex, cause) != 0)
 		goto out;
 	c->path = xstrdup(remote);
 	qr = ssh_host_quote(remote);
@@ -385,6 +381,12 @@ fail:
 	return NULL;
 }
 
+const char *
+agent_run_failure(const struct agent_conn *c)
+{
+	return c->failure;
+}
+
 void
 agent_close(struct agent_conn *c)
 {
@@ -401,6 +403,7 @@ agent_close(struct agent_conn *c)
 	ssh_host_chan_close(c->ch);
 	ssh_host_close(c->h);
 	free(c->agent_version);
+	free(c->failure);
 	free(c->arch);
 	free(c->path);
 	free(c->name);
@@ -622,6 +625,8 @@ agent_done_handle(struct agent_conn *c, const struct proto_msg *m,
 		return -1;
 	proto_get_u64(m, PROTO_T_STATE, &s);
 	proto_get_u64(m, PROTO_T_COUNT, &count);
+	free(c->failure);
+	c->failure = proto_get_str(m, PROTO_T_MESSAGE);
 	if (s < PROTO_RUN_RUNNING || s > PROTO_RUN_CANCELLED) {
 		agent_drop(c, cause, "run \"%s\": unknown state %llu",
 		    st->run_id, (unsigned long long)s);

@@ -85,6 +85,11 @@ bool	    agent_uploaded(const struct agent_conn *);
 const char *agent_arch(const struct agent_conn *);
 /* The agent's binary on the host, for commands of its own over ssh. */
 const char *agent_remote_path(const struct agent_conn *);
+/*
+ * Why the last run the agent reported as failed ended so (a full
+ * filesystem, the runner's last warning), or NULL if it did not say.
+ */
+const char *agent_run_failure(const struct agent_conn *);
 
 int agent_facts(struct agent_conn *, struct agent_facts *, char **cause);
 /* The value of key, or NULL if absent or unknown. */

@@ -18,10 +18,11 @@ demo_job() {
 	echo "$LAB_TMP/$1.yaml"
 }
 
-# took_job NAME MACHINE ITERATIONS WARMUPS COMMAND [JOB_LINE]: a job file
-# (demo_job's) of one benchmark NAME running the shell command COMMAND,
-# whose "took N s" lines are its metric t; JOB_LINE, such as "rounds: 2",
-# goes before the benchmarks.  Prints its path.
+# took_job NAME MACHINE ITERATIONS WARMUPS COMMAND [JOB_LINE [KEY_LINE]]: a
+# job file (demo_job's) of one benchmark NAME running the shell command
+# COMMAND, whose "took N s" lines are its metric t; JOB_LINE, such as
+# "rounds: 2", goes before the benchmarks, KEY_LINE, such as "timeout: 2s",
+# into the benchmark.  Prints its path.
 took_job() {
 	demo_job "$1" "$2" <<YAML
 ${6:-}
@@ -33,6 +34,7 @@ benchmarks:
     metrics: [{name: t, unit: s, direction: lower}]
     iterations: $3
     warmups: $4
+    ${7:-}
 YAML
 }
 

@@ -149,6 +149,7 @@ ssh:
   known_hosts: $KNOWN_HOSTS
   agent_dir: $AGENT_DIR_REMOTE
   connect_timeout: 2s
+  reconnect_for: 5s
 power:
   boot_timeout: 15s
   ipmi:
