@@ -350,7 +350,7 @@ catalog_parse_iterations(struct conf_file *f, const struct conf_key *k,
 
 static const struct conf_key catalog_keys[] = {
 	{ .name = "name",
-	    .parse = conf_parse_str,
+	    .parse = conf_parse_name,
 	    .off = CB(name),
 	    .flags = CONF_REQUIRED },
 	{ .name = "description",

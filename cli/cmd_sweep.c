@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "common/conf.h"
 #include "common/suggest.h"
 #include "common/units.h"
 #include "common/xmalloc.h"
@@ -179,6 +180,12 @@ cmd_sweep_add(const struct cli_options *o, const struct args *a)
 	struct job     *job = NULL;
 	int		rc;
 
+	if (!conf_name_ok(name)) {
+		rc = cli_error(CLI_EXIT_USAGE,
+		    "sweep \"%s\": a sweep's name must be %s", name,
+		    CONF_NAME_RULE);
+		goto out;
+	}
 	if ((rc = sweep_add_mail(a, &w)) != 0)
 		goto out;
 	if ((w.file = realpath(path, NULL)) == NULL)

@@ -110,6 +110,10 @@ static const struct args_pos cli_query_args[] = {
 static const struct args_opt cli_query_opts[] = {
 	{ "format", 0, ARGS_CHOICE, "FORMAT", cli_query_formats, 0,
 	    "how rows print (default text; --json: json)" },
+	{ "timeout", 0, ARGS_DURATION, "DURATION", NULL, 0,
+	    "stop the statement after this long (default 30s)" },
+	{ "max-rows", 0, ARGS_INT, "N", NULL, 0,
+	    "stop past this many rows (default 1000000; 0: no limit)" },
 	{ NULL },
 };
 

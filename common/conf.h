@@ -16,13 +16,17 @@
 
 #define CONF_REQUIRED 0x1 /* the key must be given */
 
-/* Bounds of what a configuration file holds. */
-#define CONF_MAX_FILE (4 * 1024 * 1024) /* bytes */
-#define CONF_MAX_STR  16384		/* bytes in one string value */
-#define CONF_MAX_NAME 64 /* names of jobs, benchmarks, machines */
-#define CONF_STR_(x)  #x
-#define CONF_STR(x)   CONF_STR_(x)
 #define CONF_EMPTY_OK 0x2 /* a string (or a list's string) may be "" */
+
+/* Limits on every configuration file (README, "Security and limits"). */
+#define CONF_MAX_FILE	 (4 * 1024 * 1024) /* bytes */
+#define CONF_MAX_DEPTH	 64		   /* nested sequences, mappings */
+#define CONF_MAX_ANCHORS 1000
+#define CONF_MAX_NODES	 1000000 /* with every alias expanded */
+#define CONF_MAX_STR	 16384	 /* bytes in one string value */
+#define CONF_MAX_NAME	 64	 /* names of jobs, benchmarks, machines */
+#define CONF_STR_(x)	 #x
+#define CONF_STR(x)	 CONF_STR_(x)
 
 /* One error, kept for sorting. */
 struct conf_error {
@@ -96,6 +100,12 @@ int conf_load_dir(struct conf_loader *, const char *dir,
  * newline (caller frees).  Frees what the loader holds.
  */
 int conf_finish(struct conf_loader *, char **cause);
+
+/*
+ * Checks text against the limits of depth, anchors and expanded size
+ * before it is loaded; -1 after reporting the first one passed.
+ */
+int conf_limits_check(struct conf_file *, const char *text, size_t len);
 
 /* Reports an error at a 0-based position (as libyaml counts) of the file. */
 void conf_error_at(struct conf_file *, size_t line, size_t col, const char *fmt,
@@ -177,6 +187,11 @@ void conf_parse_str(struct conf_file *, const struct conf_key *, yaml_node_t *,
 /* A name for paths: [A-Za-z0-9._-]{1,64}, not starting with ".". */
 void conf_parse_name(struct conf_file *, const struct conf_key *, yaml_node_t *,
     void *);
+/* Whether s is such a name (a sweep's, given on the command line). */
+bool conf_name_ok(const char *s);
+#define CONF_NAME_RULE                                                    \
+	"1 to " CONF_STR(CONF_MAX_NAME) " characters from A-Z a-z 0-9 . " \
+					"_ - (the first not \".\")"
 /* A label kept literal: 1 to 64 bytes, no control characters or quotes. */
 void conf_parse_label(struct conf_file *, const struct conf_key *,
     yaml_node_t *, void *);

@@ -129,7 +129,7 @@ conf_extra_doc(struct conf_file *f, yaml_parser_t *parser, const char *buf,
 }
 
 /*
- * Reads text, once within CONF_MAX_FILE, as the document of file f
+ * Reads text, once within the limits (conf.h), as the document of file f
  * and hands its root to the kind.
  */
 static void
@@ -142,6 +142,8 @@ conf_parse(struct conf_file *f, const char *text, size_t len)
 		    "\"%s\" is larger than %d bytes", f->path, CONF_MAX_FILE);
 		return;
 	}
+	if (conf_limits_check(f, text, len) != 0)
+		return;
 	if (!yaml_parser_initialize(&parser))
 		fatalx("yaml_parser_initialize: out of memory");
 	yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);

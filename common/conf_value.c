@@ -47,21 +47,26 @@ void
 conf_parse_name(struct conf_file *f, const struct conf_key *k, yaml_node_t *v,
     void *dst)
 {
-	static const char expect[] = "1 to " CONF_STR(
-	    CONF_MAX_NAME) " characters from A-Z a-z 0-9 . _ - (the first not \".\")";
-	const char *s = conf_scalar(f, k, v, expect);
-	size_t	    len;
+	const char *s = conf_scalar(f, k, v, CONF_NAME_RULE);
 
 	if (s == NULL)
 		return;
-	len = strlen(s);
-	if (len == 0 || len > CONF_MAX_NAME || s[0] == '.' ||
-	    strspn(s,
-		"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
-		"0123456789._-") != len)
-		conf_expect(f, k, v, expect);
+	if (!conf_name_ok(s))
+		conf_expect(f, k, v, CONF_NAME_RULE);
 	else
 		conf_set_str(dst, s);
+}
+
+/* Whether s is a name as conf_parse_name reads one. */
+bool
+conf_name_ok(const char *s)
+{
+	size_t len = strlen(s);
+
+	return len > 0 && len <= CONF_MAX_NAME && s[0] != '.' &&
+	    strspn(s,
+		"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+		"0123456789._-") == len;
 }
 
 /*

@@ -50,6 +50,8 @@ db_backup(struct db *db, const char *path, char **cause)
 		return -1;
 	tmp = xasprintf("%s.tmp", path);
 	unlink(tmp);
+	if (db_create_private(tmp, cause) == -1)
+		goto out;
 	if (sqlite3_open_v2(tmp, &to,
 		SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE,
 		NULL) != SQLITE_OK) {

@@ -1,10 +1,12 @@
 /* Connections: open, setup, statement cache, transactions and errors. */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "common/cause.h"
 #include "common/xmalloc.h"
@@ -227,6 +229,27 @@ out:
 	return rc;
 }
 
+/*
+ * Creates path empty with mode DB_FILE_MODE (less the umask) unless it
+ * exists: SQLite makes a new database 0644, and gives its WAL and
+ * shared-memory files the database's own mode.
+ */
+int
+db_create_private(const char *path, char **cause)
+{
+	int fd =
+	    open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, DB_FILE_MODE);
+
+	if (fd == -1 && errno != EEXIST) {
+		*cause =
+		    xasprintf("db \"%s\": create: %s", path, strerror(errno));
+		return -1;
+	}
+	if (fd != -1)
+		close(fd);
+	return 0;
+}
+
 /* Sets up a new connection: WAL, synchronous, foreign keys, busy timeout. */
 static int
 db_setup(struct db *db, char **cause)
@@ -292,7 +315,8 @@ struct db *
 db_open(const char *path, char **cause)
 {
 	if (strcmp(path, ":memory:") != 0 &&
-	    db_mkdir_parents(path, cause) == -1)
+	    (db_mkdir_parents(path, cause) == -1 ||
+		db_create_private(path, cause) == -1))
 		return NULL;
 	return db_open_flags(path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE,
 	    cause);

@@ -37,6 +37,13 @@ int db_fail(struct db *, char **cause, const char *what);
 
 /* Creates every missing directory above path. */
 int db_mkdir_parents(const char *path, char **cause);
+/*
+ * A new database, its WAL and shared memory: read and written by its
+ * owner, read by its group, nobody else (job specs and outputs are in it).
+ */
+#define DB_FILE_MODE 0640
+/* Creates path, empty and DB_FILE_MODE, unless it exists. */
+int db_create_private(const char *path, char **cause);
 
 /* Where an event belongs: ids may be 0, machine NULL. */
 struct db_event_at {

@@ -15,7 +15,6 @@
 #include <unistd.h>
 
 #include "common/xmalloc.h"
-#include "db/db.h"
 #include "db/db_int.h"
 
 /* What the lock file says of its holder, on one line. */
@@ -68,7 +67,8 @@ db_owner_lock(const char *db_path, const char *who, char **cause)
 	if (db_mkdir_parents(db_path, cause) == -1)
 		return -1;
 	path = xasprintf("%s.lock", db_path);
-	if ((fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644)) == -1) {
+	if ((fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, DB_FILE_MODE)) ==
+	    -1) {
 		*cause = xasprintf("database \"%s\": lock file \"%s\": %s",
 		    db_path, path, strerror(errno));
 		free(path);

@@ -16,6 +16,7 @@
 #include "common/xmalloc.h"
 #include "jobs/job.h"
 #include "jobs/job_yaml.h"
+#include "jobs/plan.h"
 #include "machines/machine.h"
 
 #define JOB(f) offsetof(struct job, f)
@@ -109,7 +110,7 @@ job_read_seed(struct conf_file *f, const struct conf_key *k, yaml_node_t *v,
 
 static const struct conf_key job_keys[] = {
 	{ .name = "name",
-	    .parse = conf_parse_str,
+	    .parse = conf_parse_name,
 	    .off = JOB(name),
 	    .flags = CONF_REQUIRED },
 	{ .name = "description",
@@ -241,7 +242,6 @@ job_check_bench_kernels(struct conf_file *f, yaml_node_t *root,
 	}
 }
 
-/* Reads the document's root, a mapping, into the job. */
 /*
  * The job's "monitors" go to every benchmark that names none of its own
  * (a benchmark's own list replaces the job's), their metrics declared.
@@ -262,6 +262,22 @@ job_share_monitors(struct job *job)
 	}
 }
 
+/*
+ * Refuses a job of more runs than JOB_MAX_RUNS, at the file's start: hilabd
+ * plans them all at once.  Counted once the rest reads well.
+ */
+static void
+job_check_count(struct conf_file *f, const struct job *job)
+{
+	char *cause = NULL;
+
+	if (f->ld->nerrs == 0 && plan_check_count(job, &cause) == -1) {
+		conf_error(f, NULL, "%s", cause);
+		free(cause);
+	}
+}
+
+/* Reads the document's root, a mapping, into the job. */
 static void
 job_root(struct conf_file *f, yaml_node_t *root)
 {
@@ -276,6 +292,7 @@ job_root(struct conf_file *f, yaml_node_t *root)
 	job_check_boot(f, root, ctx->job);
 	job_check_order(f, root, ctx);
 	job_check_bench_kernels(f, root, ctx->job);
+	job_check_count(f, ctx->job);
 }
 
 static const struct conf_kind job_kind = { "job", job_root };

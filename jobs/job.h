@@ -21,6 +21,9 @@ struct inventory;
 #define JOB_DEFAULT_ITERATIONS	5
 #define JOB_DEFAULT_WARMUPS	0
 #define JOB_DEFAULT_TIMEOUT_MS	600000L
+/* Limits on a job (README, "Security and limits"). */
+#define JOB_MAX_PARAM_VALUE	1024   /* bytes in one parameter value */
+#define JOB_MAX_RUNS		100000 /* runs it may come to, all machines */
 /* Name of the kernel the machine runs now. */
 #define JOB_KERNEL_RUNNING_NAME "running"
 

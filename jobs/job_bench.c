@@ -27,13 +27,13 @@ struct job_bench_in {
 	yaml_node_t	    *metrics;	 /* read for a custom command only */
 };
 
-/* Returns whether s is a parameter name: letters, digits and '_'. */
+/* Whether s is a parameter name: 1 to 64 letters, digits and '_'. */
 static bool
 job_param_name_ok(const char *s)
 {
 	size_t i;
 
-	if (*s == '\0')
+	if (*s == '\0' || strlen(s) > CONF_MAX_NAME)
 		return false;
 	for (i = 0; s[i] != '\0'; i++)
 		if (!(s[i] >= 'a' && s[i] <= 'z') &&
@@ -66,6 +66,13 @@ job_param_add(struct conf_file *f, yaml_node_t *n, struct job_param *p)
 		return;
 	}
 	s = (const char *)n->data.scalar.value;
+	if (n->data.scalar.length > JOB_MAX_PARAM_VALUE) {
+		conf_error(f, n,
+		    "parameter \"%s\": a value is longer than " CONF_STR(
+			JOB_MAX_PARAM_VALUE) " bytes",
+		    p->key);
+		return;
+	}
 	for (i = 0; i < p->nvalues; i++)
 		if (strcmp(p->values[i], s) == 0) {
 			conf_error(f, n,
@@ -88,8 +95,9 @@ job_param(struct conf_file *f, yaml_node_t *key, yaml_node_t *v, void *arg)
 
 	if (!job_param_name_ok(name)) {
 		conf_error(f, key,
-		    "parameter \"%s\": names are letters, digits and '_'",
-		    name);
+		    "parameter \"%.*s\": names are 1 to " CONF_STR(
+			CONF_MAX_NAME) " letters, digits and '_'",
+		    CONF_MAX_NAME, name);
 		return;
 	}
 	b->params = xreallocarray(b->params, b->nparams + 1, sizeof *b->params);
@@ -150,7 +158,7 @@ job_read_iterations(struct conf_file *f, const struct conf_key *k,
 
 static const struct conf_key job_bench_keys[] = {
 	{ .name = "name",
-	    .parse = conf_parse_str,
+	    .parse = conf_parse_name,
 	    .off = BEN(name),
 	    .flags = CONF_REQUIRED },
 	{ .name = "params", .parse = job_read_params, .off = BIN(b) },
@@ -256,6 +264,40 @@ job_check_placeholders(struct conf_file *f, yaml_node_t *k,
 	free(used);
 }
 
+/*
+ * Refuses a parameter inside the script of a shell run with -c, where its
+ * value would be read as shell code: it goes after the script as a word,
+ * the script reading "$1".  k is where to report; what names the command.
+ */
+static void
+job_check_shell(struct conf_file *f, yaml_node_t *k, const char *what,
+    const struct job_benchmark *b)
+{
+	const char **keys = xcalloc(b->nparams + 1, sizeof *keys);
+	bool	    *used = xcalloc(b->nparams + 1, sizeof *used);
+	char	    *cause = NULL;
+	long	     s = plan_shell_script(b->argv);
+	size_t	     i;
+
+	for (i = 0; i < b->nparams; i++)
+		keys[i] = b->params[i].key;
+	if (s != -1 &&
+	    plan_expand_arg(b->argv[s], keys, NULL, b->nparams, used, NULL,
+		&cause) == -1)
+		free(cause);
+	for (i = 0; s != -1 && i < b->nparams; i++)
+		if (used[i]) {
+			conf_error(f, k,
+			    "%s: argument %ld: parameter \"{%s}\" inside a "
+			    "shell script; pass it as a word after the script "
+			    "and use \"$1\"",
+			    what, s + 1, keys[i]);
+			break;
+		}
+	free(keys);
+	free(used);
+}
+
 /* A custom command's "metrics", read as the catalog reads its own. */
 static void
 job_read_metrics(struct conf_file *f, yaml_node_t *n, struct job_bench_in *in)
@@ -281,6 +323,7 @@ static void
 job_check_custom(struct conf_file *f, yaml_node_t *n, struct job_bench_in *in)
 {
 	struct job_benchmark *b = &in->b;
+	yaml_node_t	     *k;
 
 	b->custom = true;
 	if (conf_map_value(f, n, "parser") == NULL)
@@ -291,9 +334,11 @@ job_check_custom(struct conf_file *f, yaml_node_t *n, struct job_bench_in *in)
 		conf_error(f, conf_node(f, conf_map_pair(f, n, "parser")->key),
 		    "unknown parser \"%s\"", b->parser);
 	job_read_metrics(f, n, in);
-	if (b->argv != NULL)
-		job_check_placeholders(f,
-		    conf_node(f, conf_map_pair(f, n, "command")->key), b);
+	if (b->argv != NULL) {
+		k = conf_node(f, conf_map_pair(f, n, "command")->key);
+		job_check_placeholders(f, k, b);
+		job_check_shell(f, k, "\"command\"", b);
+	}
 	if (b->iterations == -1)
 		b->iterations = JOB_DEFAULT_ITERATIONS;
 	if (b->warmups == -1)
@@ -527,6 +572,8 @@ job_resolve(struct conf_file *f, yaml_node_t *n, struct job_benchmark *b)
 	job_resolve_params(f, n, cb, b);
 	job_resolve_copy(cb, b);
 	job_resolve_setup(cb, b);
+	job_check_shell(f, conf_node(f, conf_map_pair(f, n, "name")->key),
+	    "the catalog's \"command\"", b);
 	b->resolved = true;
 }
 

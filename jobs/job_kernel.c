@@ -185,7 +185,7 @@ job_read_fragments(struct conf_file *f, const struct conf_key *k,
 #define KER(f) offsetof(struct job_kernel_in, k.f)
 
 static const struct conf_key job_kernel_keys[] = {
-	{ .name = "name", .parse = conf_parse_str, .off = KER(name) },
+	{ .name = "name", .parse = conf_parse_label, .off = KER(name) },
 	{ .name = "image", .parse = job_read_kpath, .off = KER(image) },
 	{ .name = "initrd", .parse = job_read_kpath, .off = KER(initrd) },
 	{ .name = "dtb", .parse = job_read_kpath, .off = KER(dtb) },

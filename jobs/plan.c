@@ -49,6 +49,20 @@ plan_round_order(const struct job *job, int round, size_t *order)
 	}
 }
 
+/* a * b, or SIZE_MAX when that does not fit. */
+static size_t
+plan_mul(size_t a, size_t b)
+{
+	return b != 0 && a > SIZE_MAX / b ? SIZE_MAX : a * b;
+}
+
+/* a + b, or SIZE_MAX when that does not fit. */
+static size_t
+plan_add(size_t a, size_t b)
+{
+	return a > SIZE_MAX - b ? SIZE_MAX : a + b;
+}
+
 /* Returns the number of parameter combinations of a benchmark. */
 static size_t
 plan_combinations(const struct job_benchmark *b)
@@ -56,7 +70,18 @@ plan_combinations(const struct job_benchmark *b)
 	size_t i, n = 1;
 
 	for (i = 0; i < b->nparams; i++)
-		n *= b->params[i].nvalues;
+		n = plan_mul(n, b->params[i].nvalues);
+	return n;
+}
+
+/* The kernels of the job benchmark b runs under. */
+static size_t
+plan_kernels_of(const struct job *job, const struct job_benchmark *b)
+{
+	size_t k, n = 0;
+
+	for (k = 0; k < job->nkernels; k++)
+		n += job_benchmark_runs_on(b, &job->kernels[k]);
 	return n;
 }
 
@@ -67,13 +92,14 @@ plan_combinations(const struct job_benchmark *b)
 static size_t
 plan_count_per_round(const struct job *job)
 {
-	size_t i, k, n = 0;
+	const struct job_benchmark *b;
+	size_t			    i, n = 0;
 
-	for (k = 0; k < job->nkernels; k++)
-		for (i = 0; i < job->nbenchmarks; i++)
-			if (job_benchmark_runs_on(&job->benchmarks[i],
-				&job->kernels[k]))
-				n += plan_combinations(&job->benchmarks[i]);
+	for (i = 0; i < job->nbenchmarks; i++) {
+		b = &job->benchmarks[i];
+		n = plan_add(n,
+		    plan_mul(plan_kernels_of(job, b), plan_combinations(b)));
+	}
 	return n;
 }
 
@@ -81,7 +107,61 @@ plan_count_per_round(const struct job *job)
 size_t
 plan_count_per_machine(const struct job *job)
 {
-	return plan_count_per_round(job) * (size_t)job->rounds;
+	return plan_mul(plan_count_per_round(job), (size_t)job->rounds);
+}
+
+/*
+ * The rounds b may run in: the job's, and with adaptive iterations those
+ * that may follow, each adding a round's worth or more (the last less).
+ */
+static size_t
+plan_rounds_max(const struct job *job, const struct job_benchmark *b)
+{
+	size_t rounds = (size_t)job->rounds;
+	int    base = plan_iterations(job, b);
+
+	if (b->adaptive.precision > 0 && base > 0 &&
+	    b->adaptive.max > b->adaptive.min)
+		rounds +=
+		    (size_t)((b->adaptive.max - b->adaptive.min + base - 1) /
+			base);
+	return rounds;
+}
+
+/* Runs the job may come to on all its machines; see plan.h. */
+size_t
+plan_count_max(const struct job *job)
+{
+	const struct job_benchmark *b;
+	size_t			    i, n = 0;
+
+	for (i = 0; i < job->nbenchmarks; i++) {
+		b = &job->benchmarks[i];
+		n = plan_add(n,
+		    plan_mul(plan_mul(plan_kernels_of(job, b),
+				 plan_combinations(b)),
+			plan_rounds_max(job, b)));
+	}
+	return plan_mul(n, job->nmachines);
+}
+
+/* Refuses a job of more than JOB_MAX_RUNS runs; see plan.h. */
+int
+plan_check_count(const struct job *job, char **cause)
+{
+	size_t n = plan_count_max(job);
+
+	if (n <= JOB_MAX_RUNS)
+		return 0;
+	if (n == SIZE_MAX)
+		*cause = xasprintf("job \"%s\": expands to more than %zu runs, "
+				   "the limit is %d",
+		    job->name, n - 1, JOB_MAX_RUNS);
+	else
+		*cause = xasprintf("job \"%s\": expands to %zu runs, the "
+				   "limit is %d",
+		    job->name, n, JOB_MAX_RUNS);
+	return -1;
 }
 
 /* Iterations per run of a benchmark; see plan.h. */
@@ -143,6 +223,60 @@ plan_placeholder(const char *t)
 		"ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") != len)
 		return 0;
 	return len;
+}
+
+/* Whether word (maybe a path) names a POSIX-style shell. */
+static bool
+plan_is_shell(const char *word)
+{
+	static const char *const shells[] = { "sh", "bash", "dash", "ash",
+		"ksh", "mksh", "zsh", NULL };
+	const char		*base = strrchr(word, '/');
+	size_t			 i;
+
+	base = base != NULL ? base + 1 : word;
+	for (i = 0; shells[i] != NULL; i++)
+		if (strcmp(base, shells[i]) == 0)
+			return true;
+	return false;
+}
+
+/* The index of the script a shell at argv[i] runs with -c, or -1. */
+static long
+plan_shell_at(char *const *argv, size_t i)
+{
+	const char *o;
+	bool	    c = false;
+
+	while (argv[++i] != NULL && (argv[i][0] == '-' || argv[i][0] == '+')) {
+		o = argv[i];
+		if (strcmp(o, "--") == 0 || strcmp(o, "-") == 0) {
+			i++;
+			break;
+		}
+		if (o[1] == '-')
+			continue; /* --login, --norc... */
+		c |= strchr(o + 1, 'c') != NULL;
+		/* -o NAME, +O NAME: the name is not the script. */
+		if (strchr("oO", o[strlen(o) - 1]) != NULL &&
+		    argv[i + 1] != NULL)
+			i++;
+	}
+	return c && argv[i] != NULL ? (long)i : -1;
+}
+
+/* See plan.h. */
+long
+plan_shell_script(char *const *argv)
+{
+	size_t i;
+	long   s;
+
+	for (i = 0; argv != NULL && argv[i] != NULL; i++)
+		if (plan_is_shell(argv[i]) &&
+		    (s = plan_shell_at(argv, i)) != -1)
+			return s;
+	return -1;
 }
 
 /* Expands (or with values NULL, checks) one template argument. */
@@ -340,7 +474,7 @@ plan_check(const struct job *job, char **cause)
 		*cause = xstrdup("job has no machines, kernels or rounds");
 		return -1;
 	}
-	return 0;
+	return plan_check_count(job, cause);
 }
 
 /* Expands job into plan. */

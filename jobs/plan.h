@@ -81,6 +81,16 @@ int plan_build_rounds(const struct job *, int first, int last, struct plan *,
 int plan_iterations(const struct job *, const struct job_benchmark *b);
 /* Returns the number of runs the job expands to, per machine. */
 size_t plan_count_per_machine(const struct job *);
+/*
+ * The runs the job may come to on all its machines, with the rounds its
+ * adaptive iterations may add; SIZE_MAX when past what a size_t holds.
+ */
+size_t plan_count_max(const struct job *);
+/*
+ * Refuses a job that may come to more than JOB_MAX_RUNS runs: -1 with
+ * *cause naming the count (hilabd plans every run at once), else 0.
+ */
+int plan_check_count(const struct job *, char **cause);
 /* Fills order[0..nkernels) with the kernel indices of round r. */
 void plan_round_order(const struct job *, int round, size_t *order);
 /*
@@ -93,6 +103,12 @@ void plan_round_order(const struct job *, int round, size_t *order);
 int plan_expand_arg(const char *tmpl, const char *const *keys,
     const char *const *values, size_t nparams, bool *used, char **out,
     char **cause);
+/*
+ * The index in argv of a shell script run with -c (sh -c SCRIPT, bash -ec
+ * SCRIPT, also after a wrapper such as chrt or taskset), or -1.  A
+ * parameter expanded into it would be read as shell code.
+ */
+long plan_shell_script(char *const *argv);
 /*
  * Replaces each {key} in the template with its value from params (parallel
  * arrays of nparams keys and values).  Returns a NULL-terminated argv
