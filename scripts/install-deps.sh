@@ -79,6 +79,21 @@ static_program()
 	return $rc
 }
 
+# Builds a libFuzzer target with clang under ASan and UBSan (as
+# scripts/fuzz.sh does: the libFuzzer runtime is there) and runs it once.
+fuzz_program()
+{
+	local dir rc=0
+
+	dir=$(mktemp -d)
+	printf '#include <stddef.h>\n#include <stdint.h>\nint LLVMFuzzerTestOneInput(const uint8_t *d, size_t n);\nint\nLLVMFuzzerTestOneInput(const uint8_t *d, size_t n)\n{\n\t(void)d;\n\t(void)n;\n\treturn 0;\n}\n' >"$dir/t.c"
+	{ clang -fsanitize=fuzzer,address,undefined -o "$dir/t" "$dir/t.c" &&
+	    ASAN_OPTIONS=detect_leaks=0 "$dir/t" -runs=1 >/dev/null 2>&1; } ||
+	    rc=1
+	rm -rf "$dir"
+	return $rc
+}
+
 # Every pkg-config module meson.build asks for is there.
 pkgconfig_modules()
 {
@@ -149,6 +164,9 @@ checks()
 	check "build tools" "meson ninja-build git" programs meson ninja git
 	check "python3 with json" "python3" python_json
 	check "the format check" "clang-format" programs clang-format
+	check "libFuzzer targets (clang -fsanitize=fuzzer)" \
+	    "clang libclang-rt-14-dev" fuzz_program
+	check "memcheck (scripts/valgrind.sh)" "valgrind" programs valgrind
 	check "ssh hosts (sshd in a network namespace)" "openssh-server \
 	    openssh-client openssh-sftp-server iproute2 util-linux mount" \
 	    programs /usr/sbin/sshd ssh ssh-keygen \

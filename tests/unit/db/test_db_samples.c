@@ -69,6 +69,7 @@ make_samples(struct fixture *f, struct db_sample *v, size_t n)
 		v[i].metric = (i / 4) % 2 ? "time" : "ops";
 		v[i].iteration = (int64_t)(i / 8);
 		v[i].value = (double)i * 0.5;
+		v[i].repeat = 0;
 	}
 }
 

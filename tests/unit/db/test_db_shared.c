@@ -109,7 +109,7 @@ static void *
 writer_main(void *arg)
 {
 	struct writer	*w = arg;
-	struct db_sample s;
+	struct db_sample s = { 0 };
 	struct db_result r = { 0 };
 	struct db	*db;
 	char		*cause = NULL;
