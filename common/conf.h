@@ -23,6 +23,7 @@
 #define CONF_MAX_DEPTH	 64		   /* nested sequences, mappings */
 #define CONF_MAX_ANCHORS 1000
 #define CONF_MAX_NODES	 1000000 /* with every alias expanded */
+#define CONF_MAX_ITEMS	 1000	 /* entries of one sequence or mapping */
 #define CONF_MAX_STR	 16384	 /* bytes in one string value */
 #define CONF_MAX_NAME	 64	 /* names of jobs, benchmarks, machines */
 #define CONF_STR_(x)	 #x

@@ -3,8 +3,11 @@
  * the document loader runs: nesting depth (the loader is quadratic in it),
  * the number of anchors, and the size of the document with every alias
  * expanded (a "billion laughs" is a few lines), which is what the readers
- * of key tables walk.  An alias to a node still open (a cycle) is refused.
+ * of key tables walk, and the entries of one sequence or mapping (their
+ * readers look for duplicates entry by entry).  An alias to a node still
+ * open (a cycle) is refused.
  */
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -21,7 +24,9 @@ struct conf_anchor {
 /* The walk over events: open collections and completed anchors. */
 struct conf_walk {
 	struct conf_file  *f;
-	size_t		   open[CONF_MAX_DEPTH + 1]; /* expanded sizes */
+	size_t		   open[CONF_MAX_DEPTH + 1];  /* expanded sizes */
+	size_t		   items[CONF_MAX_DEPTH + 1]; /* nodes directly in */
+	bool		   is_map[CONF_MAX_DEPTH + 1];
 	char		  *open_anchor[CONF_MAX_DEPTH + 1];
 	size_t		   depth;
 	struct conf_anchor anchors[CONF_MAX_ANCHORS];
@@ -48,6 +53,23 @@ conf_limits_anchor(const struct conf_walk *w, const char *name)
 		if (strcmp(w->anchors[i].name, name) == 0)
 			return w->anchors[i].nodes;
 	return 0;
+}
+
+/* Counts a node starting directly in the innermost open collection. */
+static int
+conf_limits_item(struct conf_walk *w, const yaml_event_t *e)
+{
+	size_t d = w->depth;
+
+	if (d == 0 ||
+	    ++w->items[d - 1] <=
+		(w->is_map[d - 1] ? 2 : 1) * (size_t)CONF_MAX_ITEMS)
+		return 0;
+	return conf_limits_fail(w, e,
+	    w->is_map[d - 1]
+		? "a mapping of more than " CONF_STR(CONF_MAX_ITEMS) " keys"
+		: "a sequence of more than " CONF_STR(
+		      CONF_MAX_ITEMS) " entries");
 }
 
 /* Adds a complete node of n expanded nodes to its parent and the total. */
@@ -81,12 +103,17 @@ conf_limits_name(struct conf_walk *w, const yaml_event_t *e, char *anchor,
 
 /* Opens a sequence or mapping. */
 static int
-conf_limits_open(struct conf_walk *w, const yaml_event_t *e, char *anchor)
+conf_limits_open(struct conf_walk *w, const yaml_event_t *e, char *anchor,
+    bool is_map)
 {
+	if (conf_limits_item(w, e) != 0)
+		return -1;
 	if (w->depth == CONF_MAX_DEPTH)
 		return conf_limits_fail(w, e,
 		    "nesting deeper than " CONF_STR(CONF_MAX_DEPTH) " levels");
 	w->open_anchor[w->depth] = anchor != NULL ? xstrdup(anchor) : NULL;
+	w->items[w->depth] = 0;
+	w->is_map[w->depth] = is_map;
 	w->open[w->depth++] = 1;
 	return 0;
 }
@@ -117,6 +144,8 @@ conf_limits_alias(struct conf_walk *w, const yaml_event_t *e)
 	if (n == 0)
 		return conf_limits_fail(w, e,
 		    "alias refers to a node that is not complete before it");
+	if (conf_limits_item(w, e) != 0)
+		return -1;
 	return conf_limits_add(w, e, n);
 }
 
@@ -126,15 +155,16 @@ conf_limits_event(struct conf_walk *w, const yaml_event_t *e)
 {
 	switch (e->type) {
 	case YAML_SCALAR_EVENT:
-		if (conf_limits_add(w, e, 1) != 0)
+		if (conf_limits_item(w, e) != 0 ||
+		    conf_limits_add(w, e, 1) != 0)
 			return -1;
 		return conf_limits_name(w, e, (char *)e->data.scalar.anchor, 1);
 	case YAML_SEQUENCE_START_EVENT:
 		return conf_limits_open(w, e,
-		    (char *)e->data.sequence_start.anchor);
+		    (char *)e->data.sequence_start.anchor, false);
 	case YAML_MAPPING_START_EVENT:
 		return conf_limits_open(w, e,
-		    (char *)e->data.mapping_start.anchor);
+		    (char *)e->data.mapping_start.anchor, true);
 	case YAML_SEQUENCE_END_EVENT:
 	case YAML_MAPPING_END_EVENT:
 		return conf_limits_close(w, e);

@@ -1,8 +1,9 @@
 /*
  * Limits of the configuration engine (common/conf_limits.c): a deep file,
- * a "billion laughs", a cycle of aliases, too many anchors and a file past
- * the size limit are each refused at once with their position; documents
- * just inside the limits load.
+ * a "billion laughs", a cycle of aliases, too many anchors, a sequence or
+ * mapping of too many entries and a file past the size limit are each
+ * refused at once with their position; documents just inside the limits
+ * load.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -153,15 +154,70 @@ test_anchors(void **state)
 	char *s = xstrdup(""), *t, *err;
 	int   i;
 
+	/* In two mappings: one may hold no more than 1000 keys. */
 	for (i = 0; i <= CONF_MAX_ANCHORS; i++) {
-		t = xasprintf("%sk%d: &k%d v\n", s, i, i);
+		t = xasprintf("%s%s  k%d: &k%d v\n", s,
+		    i == 0	   ? "a:\n"
+			: i == 500 ? "b:\n"
+				   : "",
+		    i, i);
 		free(s);
 		s = t;
 	}
 	err = load(s, NULL);
 	assert_non_null(err);
-	assert_string_equal(err, "t.yaml:1001:8: more than 1000 anchors");
+	assert_string_equal(err, "t.yaml:1003:10: more than 1000 anchors");
 	free(err);
+	free(s);
+}
+
+/* n entries of a flow sequence, or of a mapping when map. */
+static char *
+entries(size_t n, bool map)
+{
+	char  *s = xstrdup(map ? "{" : "["), *t;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		t = map ? xasprintf("%s%sk%zu: 1", s, i ? ", " : "", i)
+			: xasprintf("%s%s%zu", s, i ? ", " : "", i);
+		free(s);
+		s = t;
+	}
+	t = xasprintf("%s%s\n", s, map ? "}" : "]");
+	free(s);
+	return t;
+}
+
+/*
+ * A sequence or mapping of more than 1000 entries is refused at the first
+ * past the limit (readers look for duplicates entry by entry); 1000 load.
+ */
+static void
+test_items(void **state)
+{
+	char *s = entries(CONF_MAX_ITEMS + 1, false), *err;
+
+	err = load(s, NULL);
+	assert_non_null(err);
+	assert_string_equal(err,
+	    "t.yaml:1:4892: a sequence of more than 1000 entries");
+	free(err);
+	free(s);
+	s = entries(CONF_MAX_ITEMS + 1, true);
+	err = load(s, NULL);
+	assert_non_null(err);
+	assert_string_equal(err,
+	    "t.yaml:1:8892: a mapping of more than 1000 keys");
+	free(err);
+	free(s);
+	s = entries(CONF_MAX_ITEMS, false);
+	assert_null(load(s, NULL));
+	assert_int_equal(seen, CONF_MAX_ITEMS + 1);
+	free(s);
+	s = entries(CONF_MAX_ITEMS, true);
+	assert_null(load(s, NULL));
+	assert_int_equal(seen, CONF_MAX_ITEMS + 1);
 	free(s);
 }
 
@@ -196,6 +252,7 @@ main(void)
 		cmocka_unit_test(test_laughs),
 		cmocka_unit_test(test_cycle),
 		cmocka_unit_test(test_anchors),
+		cmocka_unit_test(test_items),
 		cmocka_unit_test(test_size),
 	};
 
