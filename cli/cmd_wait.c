@@ -1,9 +1,10 @@
 /*
- * hilab wait: follows a job to its end.  Every WAIT_POLL_MS it reads the
- * job, its running runs with the iterations they stored and its kernel
- * build steps from the database, and once a second it pings hilabd on its
- * control socket.  A terminal gets one line redrawn; other output a line
- * at each change (the runs ended, a run's iteration, a build step).  With
+ * hilab wait: follows a job to its end.  At each commit to the database
+ * (an inotify watch; every WAIT_POLL_MS without one) it reads the job,
+ * its running runs with the iterations they stored and its kernel build
+ * steps, and once a second it pings hilabd on its control socket.  A terminal
+ * gets one line redrawn; other output a line at each change (the runs ended, a
+ * run's iteration, a build step).  With
  * --json those go to stderr and the job's end state to stdout.
  */
 #include <sys/ioctl.h>
@@ -38,6 +39,7 @@ struct wait_run {
 struct wait {
 	const struct cli_options *o;
 	struct db		 *db;
+	struct db_watch		 *watch; /* NULL: polled */
 	int64_t			  id;
 	FILE			 *out; /* stdout; stderr with --json */
 	bool			  tty;
@@ -369,15 +371,25 @@ wait_end(struct wait *w, const struct db_job *j, const char *outcome, int rc)
 	return rc;
 }
 
-/* Sleeps a poll, or less when the timeout comes first. */
+/*
+ * Sleeps until the database changes or a poll passes, or less when the
+ * timeout or the next ping comes first.
+ */
 static void
 wait_sleep(struct wait *w)
 {
-	int64_t ms = WAIT_POLL_MS;
+	int64_t now = clock_now_ms(), ms = WAIT_POLL_MS;
 
-	if (w->timeout > 0 && w->start + w->timeout - clock_now_ms() < ms)
-		ms = w->start + w->timeout - clock_now_ms();
-	clock_sleep_ms(ms > 1 ? ms : 1);
+	if (w->watch != NULL)
+		ms = w->last_ping + WAIT_PING_MS - now;
+	if (w->timeout > 0 && w->start + w->timeout - now < ms)
+		ms = w->start + w->timeout - now;
+	if (ms < 1)
+		ms = 1;
+	if (w->watch != NULL)
+		db_watch_wait(w->watch, (int)ms);
+	else
+		clock_sleep_ms(ms);
 }
 
 /* Follows the job until it ends, the timeout passes or hilabd is gone. */
@@ -412,6 +424,21 @@ wait_loop(struct wait *w)
 	}
 }
 
+/* The watch on the database, or NULL to poll (no inotify left). */
+static struct db_watch *
+wait_watch(const struct cli_options *o)
+{
+	struct db_watch *watch;
+	char		*cause = NULL;
+
+	if ((watch = db_watch_open(o->db_path, &cause)) == NULL) {
+		fprintf(stderr, "hilab: %s; polling every %d ms\n", cause,
+		    WAIT_POLL_MS);
+		free(cause);
+	}
+	return watch;
+}
+
 /* hilab wait [--timeout DURATION] JOB. */
 int
 cmd_wait(const struct cli_options *o, const struct args *a)
@@ -429,7 +456,9 @@ cmd_wait(const struct cli_options *o, const struct args *a)
 	w.last_ping = w.start - WAIT_PING_MS;
 	if ((w.db = cli_db_open(o, false)) == NULL)
 		return CLI_EXIT_UNAVAILABLE;
+	w.watch = wait_watch(o);
 	rc = wait_loop(&w);
+	db_watch_close(w.watch);
 	free(w.runs);
 	free(w.down_cause);
 	db_close(w.db);

@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -283,6 +284,15 @@ db_setup(struct db *db, char **cause)
 out:
 	sqlite3_finalize(s);
 	return rc;
+}
+
+int
+db_cache_limit(struct db *db, int kib, char **cause)
+{
+	char sql[64];
+
+	snprintf(sql, sizeof sql, "PRAGMA cache_size = -%d", kib);
+	return db_exec(db, sql, "cache size", cause);
 }
 
 /* Opens path with flags, sets the connection up and migrates it. */

@@ -62,6 +62,11 @@ struct db *db_open(const char *path, char **cause);
  * holder's program, pid and host when another process has it.
  */
 int db_owner_lock(const char *path, const char *who, char **cause);
+/*
+ * Bounds the connection's page cache to kib KiB (SQLite's default is 2 MB
+ * a connection): for one of many connections, as hilabd's workers are.
+ */
+int db_cache_limit(struct db *, int kib, char **cause);
 /* Opens an existing database of this schema version read-only. */
 struct db  *db_open_readonly(const char *path, char **cause);
 void	    db_close(struct db *);
@@ -190,6 +195,11 @@ struct db_job *db_job_get(struct db *, int64_t id, char **cause);
 int db_job_runs(const struct db_job *);
 /* Every job, oldest first, with its run counts. */
 int db_job_list(struct db *, struct db_job **, size_t *, char **cause);
+/*
+ * The queued and running jobs only, oldest first: what hilabd works
+ * through, at a cost that does not grow with the jobs stored.
+ */
+int db_job_list_active(struct db *, struct db_job **, size_t *, char **cause);
 /* The oldest queued job, or NULL: *cause stays NULL when there is none. */
 struct db_job *db_job_next_queued(struct db *, char **cause);
 /*
@@ -239,6 +249,8 @@ int db_run_list_failed(struct db *, int64_t job, size_t max, struct db_run **,
 /* The next queued run of a job on a machine, or NULL (*cause NULL). */
 struct db_run *db_run_next(struct db *, int64_t job, const char *machine,
     char **cause);
+/* Whether a machine has a queued run: 1, 0, or -1 with *cause set. */
+int db_run_queued_on(struct db *, const char *machine, char **cause);
 /* Marks a queued run running under the agent's run id with its facts. */
 int db_run_start(struct db *, int64_t id, const char *agent_run_id,
     const char *facts, char **cause);
@@ -729,5 +741,15 @@ int  db_bisect_events(struct db *, int64_t id, struct db_event **, size_t *,
      char **cause);
 void db_bisect_free(struct db_bisect *);
 void db_bisect_list_free(struct db_bisect *, size_t);
+
+/*
+ * A watch on a database's files (db/watch.c): wakes a reader at a commit
+ * instead of at its next poll.
+ */
+struct db_watch;
+struct db_watch *db_watch_open(const char *path, char **cause);
+/* Waits up to ms for a write to the database; returns whether one came. */
+bool db_watch_wait(struct db_watch *, int ms);
+void db_watch_close(struct db_watch *);
 
 #endif

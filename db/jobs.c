@@ -8,20 +8,25 @@
 
 #define B(s) (1U << (s))
 
-/* A job with its run counts, oldest first; the WHERE clause is appended. */
+/*
+ * A job with its run counts, oldest first; the WHERE clause is appended.
+ * Each count goes through runs_job: the `+` keeps SQLite from choosing
+ * runs_state, which reads every run of that state, of every job ever
+ * stored, for each job listed.
+ */
 #define JOB_SELECT                                                           \
 	"SELECT j.id, j.name, j.file, j.spec, j.state, j.cancel_requested, " \
 	"j.submitted_at, j.started_at, j.finished_at, j.error, "             \
 	"(SELECT count(*) FROM runs r WHERE r.job = j.id "                   \
-	"AND r.state = 'queued'), "                                          \
+	"AND +r.state = 'queued'), "                                         \
 	"(SELECT count(*) FROM runs r WHERE r.job = j.id "                   \
-	"AND r.state = 'running'), "                                         \
+	"AND +r.state = 'running'), "                                        \
 	"(SELECT count(*) FROM runs r WHERE r.job = j.id "                   \
-	"AND r.state = 'done'), "                                            \
+	"AND +r.state = 'done'), "                                           \
 	"(SELECT count(*) FROM runs r WHERE r.job = j.id "                   \
-	"AND r.state = 'failed' AND r.retried_as IS NULL), "                 \
+	"AND +r.state = 'failed' AND r.retried_as IS NULL), "                \
 	"(SELECT count(*) FROM runs r WHERE r.job = j.id "                   \
-	"AND r.state = 'cancelled') FROM jobs j "
+	"AND +r.state = 'cancelled') FROM jobs j "
 
 static const struct db_state_table job_states = {
 	.name = "job",
@@ -172,6 +177,21 @@ db_job_list(struct db *db, struct db_job **out, size_t *n, char **cause)
 	if ((s = db_stmt(db, sql, cause)) == NULL)
 		return -1;
 	return job_list(db, s, "list jobs", out, n, cause);
+}
+
+/* The queued and running jobs, oldest first (through jobs_state). */
+int
+db_job_list_active(struct db *db, struct db_job **out, size_t *n, char **cause)
+{
+	static const char sql[] =
+	    JOB_SELECT "WHERE j.state IN ('queued', 'running') ORDER BY j.id";
+	sqlite3_stmt *s;
+
+	*out = NULL;
+	*n = 0;
+	if ((s = db_stmt(db, sql, cause)) == NULL)
+		return -1;
+	return job_list(db, s, "list active jobs", out, n, cause);
 }
 
 /* Moves a job to another state. */

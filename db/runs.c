@@ -157,6 +157,29 @@ db_run_next(struct db *db, int64_t job, const char *machine, char **cause)
 	return run_one(db, s, cause);
 }
 
+/*
+ * Whether a machine has a queued run of any job (through
+ * runs_machine_state): 1, 0, or -1 with *cause set.
+ */
+int
+db_run_queued_on(struct db *db, const char *machine, char **cause)
+{
+	static const char sql[] = "SELECT EXISTS (SELECT 1 FROM runs WHERE "
+				  "machine = ?1 AND state = 'queued')";
+	sqlite3_stmt	 *s;
+	int		  rc, queued = -1;
+
+	if ((s = db_stmt(db, sql, cause)) == NULL)
+		return -1;
+	db_bind_text(s, 1, machine);
+	if ((rc = sqlite3_step(s)) == SQLITE_ROW)
+		queued = sqlite3_column_int(s, 0);
+	else
+		db_fail(db, cause, "look for queued runs");
+	sqlite3_reset(s);
+	return queued;
+}
+
 /* The runs of a job in plan order. */
 int
 db_run_list(struct db *db, int64_t job, struct db_run **out, size_t *n,

@@ -285,7 +285,7 @@ builder_main(void *arg)
 	while ((next = builder_next(b)) != NULL) {
 		builder_one(b, next);
 		pthread_mutex_unlock(&b->lock);
-		daemon_nudge(b->d);
+		daemon_wake(b->d);
 		pthread_mutex_lock(&b->lock);
 	}
 	pthread_mutex_unlock(&b->lock);

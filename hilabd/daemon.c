@@ -1,11 +1,14 @@
 /*
- * The daemon's shared state: the nudge that wakes every worker, and the
+ * The daemon's shared state: the nudge that wakes every worker, the pipe
+ * that wakes the main loop, and the
  * pool of workers, one thread per machine: started with the inventory,
  * one more for each machine a reload adds, retired for a machine removed
  * or changed (the thread ends after its run), joined once ended.  Only
  * the main thread changes the pool; the lock guards what the worker
  * threads read or write (retired, exited, progress).
  */
+#include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +27,44 @@ daemon_nudge(struct daemon *d)
 	d->generation++;
 	pthread_cond_broadcast(&d->nudge);
 	pthread_mutex_unlock(&d->lock);
+}
+
+int
+daemon_wake_open(struct daemon *d, char **cause)
+{
+	if (pipe2(d->wake, O_NONBLOCK | O_CLOEXEC) == 0)
+		return 0;
+	*cause = xasprintf("hilabd: wake pipe: %s", strerror(errno));
+	return -1;
+}
+
+void
+daemon_wake(struct daemon *d)
+{
+	char c = 0;
+
+	/* A full pipe (EAGAIN) already holds a wake-up. */
+	if (write(d->wake[1], &c, 1) == -1 && errno != EAGAIN)
+		log_warn("hilabd", "wake pipe: %s", strerror(errno));
+}
+
+void
+daemon_wake_drain(struct daemon *d)
+{
+	char buf[256];
+
+	while (read(d->wake[0], buf, sizeof buf) > 0)
+		;
+}
+
+void
+daemon_wake_close(struct daemon *d)
+{
+	if (d->wake[0] != -1)
+		close(d->wake[0]);
+	if (d->wake[1] != -1)
+		close(d->wake[1]);
+	d->wake[0] = d->wake[1] = -1;
 }
 
 /* Runs a worker, then marks it ended for worker_reap. */

@@ -52,10 +52,26 @@ struct daemon {
 	pthread_cond_t	nudge;
 	uint64_t	generation; /* bumped by every nudge */
 	bool		stopping;
+	int		wake[2]; /* a pipe the main loop polls */
 };
 
-/* Wakes every worker: new runs may be queued or a job cancelled. */
+/*
+ * Wakes every worker: new runs may be queued or a machine's health
+ * changed.  A worker with nothing queued goes back to sleep at the cost
+ * of one indexed read.
+ */
 void daemon_nudge(struct daemon *);
+/* Opens the pipe that wakes the main loop. */
+int daemon_wake_open(struct daemon *, char **cause);
+/*
+ * Wakes the main loop: a run ended (its job may be settled now, not at
+ * the next tick) or a kernel build did (its job may be planned).
+ */
+void daemon_wake(struct daemon *);
+/* Empties the pipe once the main loop has woken. */
+void daemon_wake_drain(struct daemon *);
+/* Closes the pipe. */
+void daemon_wake_close(struct daemon *);
 /* Frees the inventories, the current one and those a reload replaced. */
 void daemon_free_inventories(struct daemon *);
 

@@ -168,11 +168,14 @@ hilabd_sync_machines(struct db *db, const struct inventory *inv, char **cause)
 /*
  * Plans, serves the control socket and settles jobs until a signal;
  * applies a reload that HUP asked for, and joins the workers that ended.
+ * Wakes at once for a request, a run's end or a build's, and at least
+ * once a tick for the sweeps' and bisections' clocks.
  */
 static void
 hilabd_loop(struct daemon *d, struct db *db, struct control *ctl)
 {
-	struct pollfd pfd = { .fd = control_fd(ctl), .events = POLLIN };
+	struct pollfd pfd[] = { { .fd = control_fd(ctl), .events = POLLIN },
+		{ .fd = d->wake[0], .events = POLLIN } };
 
 	while (!hilabd_quit) {
 		if (hilabd_hup) {
@@ -184,7 +187,11 @@ hilabd_loop(struct daemon *d, struct db *db, struct control *ctl)
 		bisector_tick(db);
 		if (planner_tick(d, db))
 			daemon_nudge(d);
-		if (poll(&pfd, 1, HILABD_TICK_MS) > 0 && (pfd.revents & POLLIN))
+		if (poll(pfd, 2, HILABD_TICK_MS) <= 0)
+			continue;
+		if (pfd[1].revents & POLLIN)
+			daemon_wake_drain(d);
+		if (pfd[0].revents & POLLIN)
 			control_serve_one(ctl, hilabd_request_cb, d);
 	}
 	log_info("hilabd", "signal %d: stopping", (int)hilabd_quit);
@@ -282,7 +289,8 @@ hilabd_run(struct daemon *d, const char *sock)
 	if ((ctl = control_open(sock, &cause)) == NULL)
 		fatalx("%s", cause);
 	hilabd_clear_domains(d->inventory);
-	if ((d->builder = builder_start(d, &cause)) == NULL ||
+	if (daemon_wake_open(d, &cause) == -1 ||
+	    (d->builder = builder_start(d, &cause)) == NULL ||
 	    (d->fetcher = fetcher_start(&cause)) == NULL ||
 	    worker_start_all(d, &cause) == -1)
 		fatalx("%s", cause);
@@ -294,6 +302,7 @@ hilabd_run(struct daemon *d, const char *sock)
 	builder_stop(d->builder);
 	worker_stop_all(d);
 	control_close(ctl);
+	daemon_wake_close(d);
 	db_close(db);
 	return HILABD_EXIT_OK;
 }
@@ -406,7 +415,8 @@ int
 main(int argc, char **argv)
 {
 	struct daemon d = { .lock = PTHREAD_MUTEX_INITIALIZER,
-		.nudge = PTHREAD_COND_INITIALIZER };
+		.nudge = PTHREAD_COND_INITIALIZER,
+		.wake = { -1, -1 } };
 	struct args   a;
 	const char   *sock;
 	char	     *cause = NULL;

@@ -309,7 +309,7 @@ planner_tick(struct daemon *d, struct db *db)
 	char	      *cause = NULL;
 	bool	       queued = false;
 
-	if (db_job_list(db, &jobs, &n, &cause) == -1) {
+	if (db_job_list_active(db, &jobs, &n, &cause) == -1) {
 		log_warn("planner", "%s", cause);
 		free(cause);
 		return false;

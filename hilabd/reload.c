@@ -178,7 +178,7 @@ reload_fail_queued(struct db *db, const char *name, const char *why)
 	size_t	       n, i;
 	int64_t	       failed = 0;
 
-	if (db_job_list(db, &v, &n, &cause) == -1) {
+	if (db_job_list_active(db, &v, &n, &cause) == -1) {
 		log_warn("reload", "%s", cause);
 		free(cause);
 		return 0;

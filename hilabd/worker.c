@@ -30,6 +30,8 @@
 #define WORKER_LEASE_MS		(10 * 60 * 1000)
 #define WORKER_BACKOFF_MAX_MS	30000 /* between reconnects to a run's host */
 #define WORKER_CONNECT_GRACE_MS 4000  /* a silent host, before a power cycle */
+/* A worker's page cache: it writes its runs' rows and reads a few. */
+#define WORKER_DB_CACHE_KIB	256
 
 /* One run in progress: what the result callback needs. */
 struct worker_run {
@@ -765,7 +767,7 @@ worker_drain(struct worker_ctx *ctx)
 	size_t	       n, i;
 	bool	       ready = true;
 
-	if (db_job_list(ctx->db, &jobs, &n, &cause) == -1) {
+	if (db_job_list_active(ctx->db, &jobs, &n, &cause) == -1) {
 		log_warn(worker_name(ctx), "%s", cause);
 		free(cause);
 		return;
@@ -783,7 +785,7 @@ worker_drain(struct worker_ctx *ctx)
 			}
 			worker_run_one(ctx, r);
 			db_run_free(r);
-			daemon_nudge(ctx->w->daemon);
+			daemon_wake(ctx->w->daemon);
 		}
 		/* The job is done with: its setup back, the VM off. */
 		worker_setup_job_end(ctx, jobs[i].id);
@@ -809,13 +811,23 @@ worker_wait(struct worker *w, uint64_t seen)
 	pthread_mutex_unlock(&w->daemon->lock);
 }
 
-/* Leases the machine, runs what is queued for it, gives it back. */
+/*
+ * Leases the machine, runs what is queued for it, gives it back; with
+ * nothing queued for it, reads one index and writes nothing.
+ */
 static void
 worker_cycle(struct worker_ctx *ctx)
 {
 	char *cause = NULL;
 	int   leased;
 
+	if ((leased = db_run_queued_on(ctx->db, worker_name(ctx), &cause)) !=
+	    1) {
+		if (leased == -1)
+			log_warn(worker_name(ctx), "%s", cause);
+		free(cause);
+		return;
+	}
 	leased = db_machine_lease(ctx->db, worker_name(ctx), ctx->w->owner,
 	    WORKER_LEASE_MS, &cause);
 	if (leased != 1) {
@@ -841,6 +853,7 @@ worker_main(void *arg)
 	uint64_t	  seen;
 
 	if ((ctx.db = db_open(ctx.w->daemon->db_path, &cause)) == NULL ||
+	    db_cache_limit(ctx.db, WORKER_DB_CACHE_KIB, &cause) == -1 ||
 	    (ctx.backend = backend_new(ctx.w->machine, &cause)) == NULL) {
 		log_warn(ctx.w->machine->name, "%s; machine left idle", cause);
 		free(cause);

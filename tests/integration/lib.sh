@@ -298,13 +298,18 @@ lab_host_down()
 # $1, or with the status the trap was entered with.
 lab_teardown()
 {
-	local rc=${1:-$?} d
+	local rc=${1:-$?} d pids=
 
 	trap - EXIT
 	if [ -n "$LAB_TMP" ] && [ -d "$LAB_TMP" ]; then
+		# All at once: a namespace takes ~1 s to go (bench/scale.sh
+		# has hundreds).
 		for d in "$LAB_TMP"/*/; do
-			[ -f "$d/netns" ] && lab_host_down "$(basename "$d")"
+			[ -f "$d/netns" ] || continue
+			lab_host_down "$(basename "$d")" &
+			pids+=" $!"
 		done
+		[ -z "$pids" ] || wait $pids
 		if [ "$rc" != 0 ] && [ "$rc" != 77 ] && [ -n "${LAB_KEEP:-}" ]
 		then
 			echo "kept $LAB_TMP" >&2

@@ -35,14 +35,23 @@ daemon_lab_host() {
 	export HILAB_MACHINES=$LAB_TMP/machines
 	HILABD_LOG=$LAB_TMP/hilabd.log
 	mkdir -p "$HILAB_MACHINES"
+	machine_yaml "$1" "" "${2:-}"
+}
+
+# machine_yaml NAME [PREFIX [YAML]]: $HILAB_MACHINES/NAME.yaml, kind ssh,
+# for the host whose variables lab_host_up printed (with PREFIX); YAML
+# goes before its "ssh:" key.
+machine_yaml() {
+	local h=${2:-}HOST k=${2:-}KEY kh=${2:-}KNOWN_HOSTS a=${2:-}AGENT_DIR_REMOTE
+
 	cat >"$HILAB_MACHINES/$1.yaml" <<YAML
 name: $1
 kind: ssh
-${2:-}ssh:
-  host: $HOST
-  identity: $KEY
-  known_hosts: $KNOWN_HOSTS
-  agent_dir: $AGENT_DIR_REMOTE
+${3:-}ssh:
+  host: ${!h}
+  identity: ${!k}
+  known_hosts: ${!kh}
+  agent_dir: ${!a}
 YAML
 }
 

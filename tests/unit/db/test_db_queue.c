@@ -442,6 +442,45 @@ test_events(void **state)
 	db_event_list_free(ev, n);
 }
 
+/*
+ * Only queued and running jobs are listed as live, and a machine has
+ * queued runs only while one of them is queued on it.
+ */
+static void
+test_live(void **state)
+{
+	struct fixture *f = *state;
+	struct db_job  *jobs;
+	size_t		n;
+	int64_t		ids[2], old, job;
+
+	old = dbtest_fixture(f->db, "vm32", 2, ids);
+	assert_int_equal(db_run_queued_on(f->db, "vm32", &f->cause), 1);
+	assert_int_equal(db_run_queued_on(f->db, "other", &f->cause), 0);
+	assert_int_equal(db_job_set_state(f->db, old, DB_CANCELLED, NULL,
+			     &f->cause),
+	    0);
+	assert_int_equal(db_run_cancel_queued(f->db, old, &f->cause), 2);
+	assert_int_equal(db_run_queued_on(f->db, "vm32", &f->cause), 0);
+	job = dbtest_fixture(f->db, "vm32", 1, ids);
+	assert_int_equal(db_job_list_active(f->db, &jobs, &n, &f->cause), 0);
+	assert_int_equal(n, 1);
+	assert_int_equal(jobs[0].id, job);
+	assert_int_equal(jobs[0].runs[DB_QUEUED], 1);
+	db_job_list_free(jobs, n);
+	assert_int_equal(db_job_set_state(f->db, job, DB_RUNNING, NULL,
+			     &f->cause),
+	    0);
+	assert_int_equal(db_job_list_active(f->db, &jobs, &n, &f->cause), 0);
+	assert_int_equal(n, 1);
+	assert_int_equal(jobs[0].state, DB_RUNNING);
+	db_job_list_free(jobs, n);
+	assert_int_equal(db_job_list(f->db, &jobs, &n, &f->cause), 0);
+	assert_int_equal(n, 2);
+	db_job_list_free(jobs, n);
+	assert_null(f->cause);
+}
+
 int
 main(void)
 {
@@ -451,6 +490,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_job_cancel_and_next, setup,
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_runs, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_live, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_run_foreign_keys, setup,
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_results_and_resume, setup,

@@ -1,0 +1,26 @@
+# shellcheck shell=bash
+# Shared by bench/run's parts: medians and the rows of its table.
+#
+#	. "$HILAB_SRCDIR/bench/lib.sh"
+#	row "what" "$hilab" "$plain" "$ratio" "<= 1.02" "$(le "$ratio" 1.02)"
+
+# median: the median of the numbers on stdin (one a line).
+median() {
+	sort -g | awk '{ v[NR] = $1 }
+	    END { if (NR == 0) print "nan"
+		  else print ((NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2) }'
+}
+
+# ratio A B: A / B to 3 decimals.
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f\n", b ? a / b : 0 }'; }
+
+# le A B / ge A B: "yes" when A <= B (A >= B), else "no".
+le() { awk -v a="$1" -v b="$2" 'BEGIN { print ((a + 0 <= b + 0) ? "yes" : "no") }'; }
+ge() { awk -v a="$1" -v b="$2" 'BEGIN { print ((a + 0 >= b + 0) ? "yes" : "no") }'; }
+
+# row FIGURE HILAB PLAIN RATIO GOAL MET: one row of bench/run's table
+# (tab-separated) on stdout; "-" where a column does not apply.
+row() { printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$@"; }
+
+# now_ms: the wall clock in ms (the database's clock).
+now_ms() { date +%s%3N; }
