@@ -15,18 +15,23 @@
 #include "db/db_int.h"
 
 /* Column numbers of the samples query. */
-enum {
-	SEL_BENCHMARK,
-	SEL_METRIC,
-	SEL_PARAMS,
-	SEL_KERNEL,
-	SEL_MACHINE,
-	SEL_JOB,
-	SEL_RUN,
-	SEL_BOOT,
-	SEL_VALUE,
-	SEL_FACTS,
-	SEL_CMDLINE
+enum { SEL_RUN, SEL_METRIC, SEL_VALUE };
+
+/*
+ * What a sample shares with its run, looked up once per run rather than
+ * carried in every sample row through SQLite's sort: rows that wide made
+ * the sort of 300 000 samples spill to disk.
+ */
+struct selection_run {
+	int64_t run; /* 0: none yet */
+	char   *benchmark;
+	char   *params;
+	char   *kernel;
+	char   *machine;
+	int64_t job;
+	int	boot;
+	char   *facts;
+	char   *cmdline;
 };
 
 /* The jobs as a JSON array for json_each() (caller frees). */
@@ -78,6 +83,13 @@ static const char *
 selection_opt(sqlite3_stmt *s, int col)
 {
 	return (const char *)sqlite3_column_text(s, col);
+}
+
+/* A copy of a column's text, or NULL for NULL. */
+static char *
+selection_dup(const char *t)
+{
+	return t != NULL ? xstrdup(t) : NULL;
 }
 
 /* One metric a job declares for one of its benchmarks. */
@@ -190,25 +202,76 @@ selection_decl_find(struct selection_decls *d, int64_t job,
 	return best;
 }
 
-/* Fills a sample from a row of the samples query and its declaration. */
+/* Frees what *sr holds and zeroes it. */
 static void
-selection_read(sqlite3_stmt *s, struct selection_decls *d,
-    struct db_job_sample *x)
+selection_run_clear(struct selection_run *sr)
+{
+	free(sr->benchmark);
+	free(sr->params);
+	free(sr->kernel);
+	free(sr->machine);
+	free(sr->facts);
+	free(sr->cmdline);
+	memset(sr, 0, sizeof *sr);
+}
+
+/* Reads what run's samples share into *sr unless it holds them. */
+static int
+selection_run_get(struct db *db, int64_t run, struct selection_run *sr,
+    char **cause)
+{
+	static const char sql[] =
+	    "SELECT r.benchmark, r.params, k.name, r.machine, r.job, r.boot, "
+	    "r.facts, k.cmdline FROM runs r "
+	    "JOIN kernels k ON k.id = r.kernel WHERE r.id = ?1";
+	sqlite3_stmt *s;
+	int	      rc;
+
+	if (sr->run == run)
+		return 0;
+	if ((s = db_stmt(db, sql, cause)) == NULL)
+		return -1;
+	sqlite3_bind_int64(s, 1, run);
+	selection_run_clear(sr);
+	if ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		sr->benchmark = xstrdup(selection_text(s, 0));
+		sr->params = xstrdup(selection_text(s, 1));
+		sr->kernel = xstrdup(selection_text(s, 2));
+		sr->machine = xstrdup(selection_text(s, 3));
+		sr->job = sqlite3_column_int64(s, 4);
+		sr->boot = sqlite3_column_int(s, 5);
+		sr->facts = selection_dup(selection_opt(s, 6));
+		sr->cmdline = selection_dup(selection_opt(s, 7));
+	}
+	sqlite3_reset(s);
+	if (rc != SQLITE_ROW)
+		return db_fail(db, cause, "select a run's facts");
+	sr->run = run;
+	return 0;
+}
+
+/*
+ * Fills a sample from a row of the samples query, its run and its
+ * declaration.
+ */
+static void
+selection_read(sqlite3_stmt *s, const struct selection_run *sr,
+    struct selection_decls *d, struct db_job_sample *x)
 {
 	const struct selection_decl *m;
 	long			     i;
 
-	x->benchmark = selection_text(s, SEL_BENCHMARK);
+	x->benchmark = sr->benchmark;
 	x->metric = selection_text(s, SEL_METRIC);
-	x->params = selection_text(s, SEL_PARAMS);
-	x->kernel = selection_text(s, SEL_KERNEL);
-	x->machine = selection_text(s, SEL_MACHINE);
-	x->job = sqlite3_column_int64(s, SEL_JOB);
-	x->run = sqlite3_column_int64(s, SEL_RUN);
-	x->boot = sqlite3_column_int(s, SEL_BOOT);
+	x->params = sr->params;
+	x->kernel = sr->kernel;
+	x->machine = sr->machine;
+	x->job = sr->job;
+	x->run = sr->run;
+	x->boot = sr->boot;
 	x->value = sqlite3_column_double(s, SEL_VALUE);
-	x->facts = selection_opt(s, SEL_FACTS);
-	x->cmdline = selection_opt(s, SEL_CMDLINE);
+	x->facts = sr->facts;
+	x->cmdline = sr->cmdline;
 	i = selection_decl_find(d, x->job, x->benchmark, x->metric);
 	m = i >= 0 ? &d->v[i] : NULL;
 	x->unit = m != NULL ? m->unit : "";
@@ -224,23 +287,29 @@ db_samples_of_jobs(struct db *db, const int64_t *jobs, size_t njobs,
     const char *benchmark, const char *metric, db_sample_cb cb, void *arg,
     char **cause)
 {
+	/*
+	 * The runs that count with their sort keys first, each worked out
+	 * once per run: the jobs in the order given, each in its own kernel
+	 * order.
+	 */
 	static const char sql[] =
-	    "SELECT r.benchmark, s.metric, r.params, k.name, r.machine, "
-	    "r.job, r.id, r.boot, s.value, r.facts, k.cmdline "
-	    "FROM samples s JOIN runs r ON r.id = s.run "
-	    "JOIN kernels k ON k.id = r.kernel "
-	    "WHERE r.job IN (SELECT value FROM json_each(?1)) "
-	    "AND " DB_SAMPLES_COUNT "AND (?2 IS NULL OR r.benchmark = ?2) "
-	    "AND (?3 IS NULL OR s.metric = ?3) "
-	    "ORDER BY r.benchmark, s.metric, "
-	    /* the jobs in the order given, each in its own kernel order */
+	    "WITH o AS MATERIALIZED (SELECT r.id, r.benchmark, r.round, "
+	    "r.position, "
 	    "(SELECT MIN(CAST(key AS INTEGER)) FROM json_each(?1) "
-	    "WHERE value = r.job), "
+	    "WHERE value = r.job) AS job_order, "
 	    "(SELECT CAST(e.key AS INTEGER) FROM jobs j, "
 	    "json_each(j.spec, '$.kernels') e WHERE j.id = r.job AND "
-	    "json_extract(e.value, '$.name') = k.name), "
-	    "r.round, r.position, s.iteration, r.id, s.repeat";
+	    "json_extract(e.value, '$.name') = k.name) AS kernel_order "
+	    "FROM runs r JOIN kernels k ON k.id = r.kernel "
+	    "WHERE r.job IN (SELECT value FROM json_each(?1)) "
+	    "AND " DB_SAMPLES_COUNT "AND (?2 IS NULL OR r.benchmark = ?2)) "
+	    "SELECT o.id, s.metric, s.value FROM o "
+	    "JOIN samples s ON s.run = o.id "
+	    "WHERE (?3 IS NULL OR s.metric = ?3) "
+	    "ORDER BY o.benchmark, s.metric, o.job_order, o.kernel_order, "
+	    "o.round, o.position, s.iteration, o.id, s.repeat";
 	struct selection_decls d = { .last = -1 };
+	struct selection_run   sr = { 0 };
 	struct db_job_sample   x;
 	sqlite3_stmt	      *s;
 	char		      *ids = NULL;
@@ -253,14 +322,18 @@ db_samples_of_jobs(struct db *db, const int64_t *jobs, size_t njobs,
 	db_bind_text(s, 2, benchmark);
 	db_bind_text(s, 3, metric);
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		selection_read(s, &d, &x);
+		if (selection_run_get(db, sqlite3_column_int64(s, SEL_RUN), &sr,
+			cause) == -1)
+			break;
+		selection_read(s, &sr, &d, &x);
 		cb(&x, arg);
 	}
 	sqlite3_reset(s);
-	if (rc != SQLITE_DONE)
+	if (rc != SQLITE_DONE && rc != SQLITE_ROW)
 		db_fail(db, cause, "select samples");
 out:
 	free(ids);
+	selection_run_clear(&sr);
 	selection_decls_free(&d);
 	return rc == SQLITE_DONE ? 0 : -1;
 }

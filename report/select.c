@@ -196,7 +196,8 @@ sel_run_new(struct sel_table *t, long long id, size_t row, size_t col)
 	struct sel_run *r;
 	size_t		i;
 
-	for (i = 0; i < t->nruns; i++) {
+	/* Newest first: a run's samples come one after another. */
+	for (i = t->nruns; i-- > 0;) {
 		if (t->runs[i].id == id && t->runs[i].col == col &&
 		    t->runs[i].row == row)
 			return NULL;

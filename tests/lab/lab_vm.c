@@ -9,6 +9,9 @@
  *	boot MACHINE	boot base and check the facts against the machine
  *	panic MACHINE	a kernel that panics at boot is seen within 30 s
  *	cleanup MACHINE	libvirt_cleanup_prefix removes left-over domains
+ *	xml MACHINE	prints the domain hilab defines to boot base, its
+ *			console in the machine's console_dir as plain.log
+ *			(bench/vmboot.sh boots it with plain virsh)
  *	boots MACHINE	boots the two kernels in turn HILAB_LAB_BOOTS times
  *			(default 50) under a load of two spinning processes,
  *			one boot each, none made again; fails on any boot
@@ -456,13 +459,30 @@ step_boots(struct machine *m)
 		die("%d of %d boots did not come up", n - ok, n);
 }
 
+/* The domain of the base kernel as hilab would define it, on stdout. */
+static void
+step_xml(struct machine *m)
+{
+	struct backend_kernel k = { "base", env("HILAB_LAB_KERNEL_BASE"),
+		env("HILAB_LAB_INITRD"), NULL };
+	char		     *cause = NULL, *con, *xml;
+
+	con = xasprintf("%s/plain.log",
+	    m->libvirt.console_dir != NULL ? m->libvirt.console_dir : "/tmp");
+	if ((xml = domain_xml_new(m, &k, con, &cause)) == NULL)
+		die("%s", cause);
+	fputs(xml, stdout);
+	free(xml);
+	free(con);
+}
+
 int
 main(int argc, char **argv)
 {
 	struct machine *m;
 
 	if (argc != 3)
-		die("usage: %s switch|boot|panic|cleanup|boots MACHINE",
+		die("usage: %s switch|boot|panic|cleanup|boots|xml MACHINE",
 		    argv[0]);
 	m = lab_machine(argv[2]);
 	if (strcmp(argv[1], "switch") == 0)
@@ -475,6 +495,8 @@ main(int argc, char **argv)
 		step_cleanup(m);
 	else if (strcmp(argv[1], "boots") == 0)
 		step_boots(m);
+	else if (strcmp(argv[1], "xml") == 0)
+		step_xml(m);
 	else
 		die("unknown step \"%s\"", argv[1]);
 	inventory_free(inv);
