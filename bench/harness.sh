@@ -71,7 +71,7 @@ id=$(submit "$T/job.yaml")
 : >"$T/hilab.t"
 for r in $(seq "$rounds"); do
 	echo "harness: round $r of $rounds" >&2
-	d=$(ms direct)
+	d=$(ms direct) || exit 1
 	cat "$T/out" >>"$T/direct.t"
 	echo "$d" >>"$T/direct.ms"
 	ms openssh >>"$T/ssh.ms"

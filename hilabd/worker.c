@@ -730,6 +730,8 @@ worker_resume(struct worker_ctx *ctx)
 		if (strcmp(v[i].machine, worker_name(ctx)) == 0)
 			worker_resume_one(ctx, &v[i]);
 	}
+	if (n > 0) /* their jobs may be settled now */
+		daemon_wake(ctx->w->daemon);
 	db_interrupted_list_free(v, n);
 }
 
@@ -811,6 +813,17 @@ worker_wait(struct worker *w, uint64_t seen)
 	pthread_mutex_unlock(&w->daemon->lock);
 }
 
+/* Whether a 1/0/-1 answer was 1; logs and frees the cause of a -1. */
+static bool
+worker_yes(struct worker_ctx *ctx, int rc, char **cause)
+{
+	if (rc == -1)
+		log_warn(worker_name(ctx), "%s", *cause);
+	free(*cause);
+	*cause = NULL;
+	return rc == 1;
+}
+
 /*
  * Leases the machine, runs what is queued for it, gives it back; with
  * nothing queued for it, reads one index and writes nothing.
@@ -819,23 +832,15 @@ static void
 worker_cycle(struct worker_ctx *ctx)
 {
 	char *cause = NULL;
-	int   leased;
+	int   rc;
 
-	if ((leased = db_run_queued_on(ctx->db, worker_name(ctx), &cause)) !=
-	    1) {
-		if (leased == -1)
-			log_warn(worker_name(ctx), "%s", cause);
-		free(cause);
+	rc = db_run_queued_on(ctx->db, worker_name(ctx), &cause);
+	if (!worker_yes(ctx, rc, &cause))
 		return;
-	}
-	leased = db_machine_lease(ctx->db, worker_name(ctx), ctx->w->owner,
+	rc = db_machine_lease(ctx->db, worker_name(ctx), ctx->w->owner,
 	    WORKER_LEASE_MS, &cause);
-	if (leased != 1) {
-		if (leased == -1)
-			log_warn(worker_name(ctx), "%s", cause);
-		free(cause);
+	if (!worker_yes(ctx, rc, &cause))
 		return;
-	}
 	worker_drain(ctx);
 	if (db_machine_release(ctx->db, worker_name(ctx), ctx->w->owner,
 		&cause) == -1) {
