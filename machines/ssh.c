@@ -35,6 +35,8 @@
 /* Command output beyond this is an error rather than a memory hog. */
 #define SSH_HOST_MAX_OUTPUT	    (64u * 1024 * 1024)
 #define SSH_HOST_STDERR_TAIL	    1024
+/* What a login shell's start-up files may print before a channel's mark. */
+#define SSH_HOST_MAX_NOISE	    (64u * 1024)
 
 /* Why this thread's last connect failed (ssh_host_last_error). */
 static _Thread_local enum ssh_host_error ssh_host_error;
@@ -46,6 +48,7 @@ struct ssh_host_chan {
 	ssh_channel	 c;
 	char		 errtail[SSH_HOST_STDERR_TAIL + 1];
 	size_t		 errlen;
+	bool		 err_marked; /* the stderr mark was seen */
 };
 
 /* A growing byte buffer, always NUL-terminated once used. */
@@ -470,11 +473,16 @@ ssh_host_command_timeout(const struct ssh_host *h)
 	return h->command_timeout_ms;
 }
 
-/* Opens a session channel and starts cmd on it. */
+/*
+ * Opens a session channel and starts cmd on it, away from the login
+ * shell's start-up files (ssh_shell.c).
+ */
 static ssh_channel
 ssh_host_start(struct ssh_host *h, const char *cmd, char **cause)
 {
 	ssh_channel c;
+	char	   *line;
+	int	    rc;
 
 	if ((c = ssh_channel_new(h->s)) == NULL) {
 		causef(cause, "host \"%s\": ssh channel: %s", h->name,
@@ -487,7 +495,10 @@ ssh_host_start(struct ssh_host *h, const char *cmd, char **cause)
 		ssh_channel_free(c);
 		return NULL;
 	}
-	if (ssh_channel_request_exec(c, cmd) != SSH_OK) {
+	line = ssh_shell_wrap(cmd);
+	rc = ssh_channel_request_exec(c, line);
+	free(line);
+	if (rc != SSH_OK) {
 		causef(cause, "host \"%s\": ssh exec \"%s\": %s", h->name, cmd,
 		    ssh_get_error(h->s));
 		ssh_channel_close(c);
@@ -560,6 +571,64 @@ ssh_host_collect(struct ssh_host *h, ssh_channel c, const char *cmd,
 	}
 }
 
+/* The end of a command's stderr on one line, for messages (caller frees). */
+static char *
+ssh_host_err_line(const struct ssh_host_result *res)
+{
+	size_t len = res->err_len, start;
+	char  *s, *p;
+
+	while (len > 0 && strchr(" \t\r\n", res->err[len - 1]) != NULL)
+		len--;
+	start = len > SSH_HOST_ERR_LINE ? len - SSH_HOST_ERR_LINE : 0;
+	s = xstrndup(res->err + start, len - start);
+	for (p = s; *p != '\0'; p++)
+		if (*p == '\n' || *p == '\r' || *p == '\t')
+			*p = ' ';
+	return s;
+}
+
+/*
+ * Drops what the login shell's start-up files printed before the mark
+ * (the whole stream if it has none).
+ */
+static void
+ssh_host_buf_unmark(struct ssh_host_buf *b)
+{
+	size_t end = b->len > 0 ? ssh_shell_mark_end(b->p, b->len) : SIZE_MAX;
+
+	if (end == SIZE_MAX)
+		return;
+	memmove(b->p, b->p + end, b->len - end + 1);
+	b->len -= end;
+}
+
+/*
+ * Cuts the start-up files' output from a finished command's streams; a
+ * command whose stdout has no mark never ran (its login shell ended
+ * first: an `exit` in a start-up file, a shell that cannot run sh).
+ */
+static int
+ssh_host_unmark(struct ssh_host *h, const char *cmd, struct ssh_host_buf *out,
+    struct ssh_host_buf *err, int status, char **cause)
+{
+	struct ssh_host_result res = { .err = err->p, .err_len = err->len };
+	char		      *line;
+
+	if (out->len > 0 && ssh_shell_mark_end(out->p, out->len) != SIZE_MAX) {
+		ssh_host_buf_unmark(out);
+		ssh_host_buf_unmark(err);
+		return 0;
+	}
+	line = err->len > 0 ? ssh_host_err_line(&res) : xstrdup("");
+	causef(cause,
+	    "host \"%s\": ssh exec \"%s\": the login shell ended before "
+	    "the command started (exit %d)%s%s",
+	    h->name, cmd, status, *line != '\0' ? ": " : "", line);
+	free(line);
+	return -1;
+}
+
 int
 ssh_host_exec(struct ssh_host *h, const char *cmd, struct ssh_host_result *res,
     char **cause)
@@ -589,6 +658,10 @@ ssh_host_exec_within(struct ssh_host *h, const char *cmd, int timeout_ms,
 	if (ssh_host_collect(h, c, cmd, timeout_ms, &out, &err, cause) != 0)
 		goto out;
 	res->status = ssh_channel_get_exit_status(c);
+	if (ssh_host_unmark(h, cmd, &out, &err, res->status, cause) != 0) {
+		res->status = -1;
+		goto out;
+	}
 	res->out = ssh_host_buf_take(&out, &res->out_len);
 	res->err = ssh_host_buf_take(&err, &res->err_len);
 	rc = 0;
@@ -601,23 +674,6 @@ out:
 	free(err.p);
 	ssh_host_set_timeout(h, h->connect_timeout_ms);
 	return rc;
-}
-
-/* The end of a command's stderr on one line, for messages (caller frees). */
-static char *
-ssh_host_err_line(const struct ssh_host_result *res)
-{
-	size_t len = res->err_len, start;
-	char  *s, *p;
-
-	while (len > 0 && strchr(" \t\r\n", res->err[len - 1]) != NULL)
-		len--;
-	start = len > SSH_HOST_ERR_LINE ? len - SSH_HOST_ERR_LINE : 0;
-	s = xstrndup(res->err + start, len - start);
-	for (p = s; *p != '\0'; p++)
-		if (*p == '\n' || *p == '\r' || *p == '\t')
-			*p = ' ';
-	return s;
 }
 
 int
@@ -679,6 +735,39 @@ ssh_host_quote(const char *s)
 	return ssh_host_buf_take(&b, &len);
 }
 
+/*
+ * Reads the process's stdout up to the mark, within the command timeout:
+ * what the login shell's start-up files printed is dropped, so the
+ * process's first byte is the next one read.
+ */
+static int
+ssh_host_chan_unmark(struct ssh_host_chan *ch, char **cause)
+{
+	long long deadline = clock_now_ms() + ch->h->command_timeout_ms, left;
+	size_t	  seen = 0, matched = 0;
+	char	  c;
+
+	while (matched < SSH_SHELL_MARK_LEN) {
+		if (++seen > SSH_HOST_MAX_NOISE) {
+			causef(cause,
+			    "host \"%s\": the login shell printed more than "
+			    "%u bytes before the command started",
+			    ch->h->name, SSH_HOST_MAX_NOISE);
+			return -1;
+		}
+		left = deadline - clock_now_ms();
+		if (ssh_host_chan_read(ch, &c, 1, left > 0 ? (int)left : 0,
+			cause) != 0)
+			return -1;
+		/* The mark's first byte occurs in it only once more, last. */
+		if (c == SSH_SHELL_MARK[matched])
+			matched++;
+		else
+			matched = c == SSH_SHELL_MARK[0];
+	}
+	return 0;
+}
+
 struct ssh_host_chan *
 ssh_host_chan_open(struct ssh_host *h, const char *cmd, char **cause)
 {
@@ -693,7 +782,25 @@ ssh_host_chan_open(struct ssh_host *h, const char *cmd, char **cause)
 	ch = xcalloc(1, sizeof *ch);
 	ch->h = h;
 	ch->c = c;
+	if (ssh_host_chan_unmark(ch, cause) != 0) {
+		ssh_host_chan_close(ch);
+		return NULL;
+	}
 	return ch;
+}
+
+/* Drops the start-up files' stderr from the tail once the mark is in. */
+static void
+ssh_host_chan_unmark_stderr(struct ssh_host_chan *ch)
+{
+	size_t end;
+
+	if (ch->err_marked ||
+	    (end = ssh_shell_mark_end(ch->errtail, ch->errlen)) == SIZE_MAX)
+		return;
+	memmove(ch->errtail, ch->errtail + end, ch->errlen - end + 1);
+	ch->errlen -= end;
+	ch->err_marked = true;
 }
 
 /* Keeps the last SSH_HOST_STDERR_TAIL bytes of the process's stderr. */
@@ -721,6 +828,7 @@ ssh_host_chan_drain_stderr(struct ssh_host_chan *ch)
 			ch->errlen += (size_t)n;
 		}
 		ch->errtail[ch->errlen] = '\0';
+		ssh_host_chan_unmark_stderr(ch);
 	}
 	return n == SSH_ERROR ? -1 : 0;
 }

@@ -25,14 +25,16 @@ B=/boot/hilab
 # Restarts h1's sshd with tmpfs /boot and /lib/modules of its own: the
 # host's /usr/lib under an overlay (upper layer on a tmpfs) first, as a
 # machine without /lib/modules has no mount point for it.  Its sessions
-# find the stub mkinitramfs of $HOST_DIR/bin first (BASH_ENV).
+# find the stub mkinitramfs of $HOST_DIR/bin first: that directory is
+# their /usr/local/sbin (the first of hilab's PATH on a host).
 sshd_private()
 {
 	local d=$HOST_DIR
 
 	lab_sshd_stop h1
-	mkdir -p "$d/ovl"
-	lab_sshd_start h1 "mount -t tmpfs ovl $d/ovl &&
+	mkdir -p "$d/ovl" "$d/bin"
+	lab_sshd_start h1 "mount --bind $d/bin /usr/local/sbin &&
+	    mount -t tmpfs ovl $d/ovl &&
 	    mkdir $d/ovl/up $d/ovl/work &&
 	    mount -t overlay lib -o lowerdir=/usr/lib,upperdir=$d/ovl/up,workdir=$d/ovl/work /usr/lib &&
 	    mkdir -p /lib/modules && mount -t tmpfs mods /lib/modules &&
@@ -51,9 +53,6 @@ echo "stub initrd for \$3" >"\$2"
 echo "\$3" >>$HOST_DIR/mkinitramfs.log
 EOF
 	chmod 755 "$HOST_DIR/bin/mkinitramfs"
-	echo "PATH=$HOST_DIR/bin:\$PATH" >"$HOST_DIR/env.sh"
-	sed -i "s|^SetEnv .*|SetEnv SHLVL=1 BASH_ENV=$HOST_DIR/env.sh|" \
-	    "$HOST_DIR/sshd_config"
 }
 
 # Runs a command on h1 as an operator would.

@@ -51,11 +51,12 @@ out=$(drv upload "$LAB_TMP/none" "$remote")
 expect_in "$out" 'host "h1": upload'
 echo "ok: upload, mkdir -p, mode 0755, replace, no temp files left"
 
-# restart_sshd: h1's sshd again, with its changed configuration.
+# restart_sshd [CMD]: h1's sshd again, with its changed configuration
+# (CMD: mounts that only its sessions see).
 restart_sshd()
 {
 	lab_sshd_stop h1
-	lab_sshd_start h1
+	lab_sshd_start h1 "${1:-}"
 }
 
 echo "# a copy that arrives wrong (here: sha256sum says so) is not kept"
@@ -64,9 +65,8 @@ mkdir -p "$HOST_DIR/bin"
 printf '#!/bin/sh\necho 0000000000000000000000000000000000000000000000000000000000000000  -\n' \
     >"$HOST_DIR/bin/sha256sum"
 chmod 755 "$HOST_DIR/bin/sha256sum"
-echo "PATH=$HOST_DIR/bin:\$PATH" >"$HOST_DIR/env.sh"
-sed -i "s|^SetEnv .*|SetEnv SHLVL=1 BASH_ENV=$HOST_DIR/env.sh|" "$cfg"
-restart_sshd
+fake="mount --bind $HOST_DIR/bin/sha256sum /usr/bin/sha256sum"
+restart_sshd "$fake"
 want="sha256 is 0000000000000000000000000000000000000000000000000000000000000000, not $(sha256sum <"$LAB_TMP/blob" | cut -c1-64)"
 remote=$AGENT_DIR_REMOTE/wrong/blob
 out=$(drv upload "$LAB_TMP/blob" "$remote" 2>&1)
@@ -75,7 +75,7 @@ expect_in "$out" "$want"
 [ -z "$(ls -A "$(dirname "$remote")")" ] ||
     lab_fail "a wrong upload left files: $(ls -A "$(dirname "$remote")")"
 sed -i '/^Subsystem/d' "$cfg"
-restart_sshd
+restart_sshd "$fake"
 out=$(drv upload "$LAB_TMP/blob" "$remote" 2>&1)
 [ $? = 3 ] || lab_fail "an upload with a wrong sha256 succeeded (exec)"
 expect_in "$out" "$want"
@@ -84,7 +84,6 @@ expect_in "$out" "$want"
 echo "ok: $out"
 
 echo "# upload to an sshd without the SFTP subsystem (as dropbear)"
-sed -i "s|^SetEnv .*|SetEnv SHLVL=1|" "$cfg"
 restart_sshd
 remote="$AGENT_DIR_REMOTE/no sftp/it's \$(a) blob"
 head -c 1500000 /dev/urandom >"$LAB_TMP/blob"
