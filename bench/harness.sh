@@ -14,13 +14,7 @@ rounds=${1:?rounds} iter=${2:?iterations} secs=${3:?seconds}
 export HILAB_BUILDDIR=${4:?build dir}
 export HILAB_SRCDIR=${HILAB_SRCDIR:-$(cd "$(dirname "$0")/.." && pwd)}
 . "$HILAB_SRCDIR/bench/lib.sh"
-. "$HILAB_SRCDIR/tests/integration/lib.sh"
-lab_init
-eval "$(lab_host_up bench)"
-. "$HILAB_SRCDIR/tests/lib/hilabd.sh"
-daemon_lab_host bench
-trap daemon_cleanup EXIT
-T=$LAB_TMP
+bench_lab_host
 
 # script OPS: the command, printing its own wall time as t=MICROSECONDS.
 script() {

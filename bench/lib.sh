@@ -22,5 +22,18 @@ ge() { awk -v a="$1" -v b="$2" 'BEGIN { print ((a + 0 >= b + 0) ? "yes" : "no") 
 # (tab-separated) on stdout; "-" where a column does not apply.
 row() { printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$@"; }
 
+# bench_lab_host: a namespace host "bench" (its variables: HOST, NETNS,
+# ...), hilabd's database, socket, log and inventory of it in $T, torn
+# down at exit (tests/integration/lib.sh, tests/lib/hilabd.sh).
+bench_lab_host() {
+	. "$HILAB_SRCDIR/tests/integration/lib.sh"
+	lab_init
+	eval "$(lab_host_up bench)"
+	. "$HILAB_SRCDIR/tests/lib/hilabd.sh"
+	daemon_lab_host bench
+	trap daemon_cleanup EXIT
+	T=$LAB_TMP
+}
+
 # now_ms: the wall clock in ms (the database's clock).
 now_ms() { date +%s%3N; }
