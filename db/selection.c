@@ -7,6 +7,8 @@
  */
 #include <limits.h>
 #include <math.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -281,61 +283,271 @@ selection_read(sqlite3_stmt *s, const struct selection_run *sr,
 	x->position = m != NULL ? m->position : LONG_MAX;
 }
 
-/* Calls cb for every sample that counts; see db.h. */
+/*
+ * A run that counts, in the tables' order: by benchmark, then its job's
+ * place among those asked for, its kernel's place in the job, round and
+ * plan position (NULL keys as INT64_MIN: only equality matters here).
+ */
+struct selection_order {
+	int64_t run;
+	char   *benchmark;
+	int64_t key[4];
+};
+
+/* The runs that count, each with its sort keys worked out once. */
+static const char selection_runs_sql[] =
+    "WITH o AS MATERIALIZED (SELECT r.id, r.benchmark, r.round, "
+    "r.position, "
+    "(SELECT MIN(CAST(key AS INTEGER)) FROM json_each(?1) "
+    "WHERE value = r.job) AS job_order, "
+    "(SELECT CAST(e.key AS INTEGER) FROM jobs j, "
+    "json_each(j.spec, '$.kernels') e WHERE j.id = r.job AND "
+    "json_extract(e.value, '$.name') = k.name) AS kernel_order "
+    "FROM runs r JOIN kernels k ON k.id = r.kernel "
+    "WHERE r.job IN (SELECT value FROM json_each(?1)) "
+    "AND " DB_SAMPLES_COUNT "AND (?2 IS NULL OR r.benchmark = ?2)) "
+    "SELECT id, benchmark, job_order, kernel_order, round, position FROM o "
+    "ORDER BY benchmark, job_order, kernel_order, round, position, id";
+
+/* Reads the runs that count in order into *v; how many, or -1. */
+static long
+selection_order_read(struct db *db, const int64_t *jobs, size_t njobs,
+    const char *benchmark, struct selection_order **v, char **cause)
+{
+	struct selection_order *o;
+	sqlite3_stmt	       *s;
+	char		       *ids;
+	size_t			n = 0;
+	int			rc, k;
+
+	*v = NULL;
+	s = selection_stmt(db, selection_runs_sql, jobs, njobs, &ids, cause);
+	if (s == NULL)
+		return -1;
+	db_bind_text(s, 2, benchmark);
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		*v = xreallocarray(*v, n + 1, sizeof **v);
+		o = &(*v)[n++];
+		o->run = sqlite3_column_int64(s, 0);
+		o->benchmark = xstrdup(selection_text(s, 1));
+		for (k = 0; k < 4; k++)
+			o->key[k] = sqlite3_column_type(s, 2 + k) == SQLITE_NULL
+			    ? INT64_MIN
+			    : sqlite3_column_int64(s, 2 + k);
+	}
+	sqlite3_reset(s);
+	free(ids);
+	if (rc != SQLITE_DONE)
+		return db_fail(db, cause, "select the runs of samples");
+	return (long)n;
+}
+
+/* Frees the runs read by selection_order_read. */
+static void
+selection_order_free(struct selection_order *v, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		free(v[i].benchmark);
+	free(v);
+}
+
+/* Whether two runs share every sort key (their samples interleave). */
+static bool
+selection_order_same(const struct selection_order *a,
+    const struct selection_order		  *b)
+{
+	return strcmp(a->benchmark, b->benchmark) == 0 &&
+	    memcmp(a->key, b->key, sizeof a->key) == 0;
+}
+
+/* Adds name to the sorted set v of n names unless there. */
+static void
+selection_names_add(char ***v, size_t *n, const char *name)
+{
+	size_t lo = 0, hi = *n, mid;
+	int    c;
+
+	while (lo < hi) {
+		mid = (lo + hi) / 2;
+		if ((c = strcmp((*v)[mid], name)) == 0)
+			return;
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	*v = xreallocarray(*v, *n + 1, sizeof **v);
+	memmove(*v + lo + 1, *v + lo, (*n - lo) * sizeof **v);
+	(*v)[lo] = xstrdup(name);
+	(*n)++;
+}
+
+/*
+ * Adds the metrics run has samples of to the sorted set, one seek of the
+ * samples' key each rather than a read of every sample.
+ */
+static int
+selection_metrics_add(struct db *db, int64_t run, char ***v, size_t *n,
+    char **cause)
+{
+	static const char sql[] = "SELECT metric FROM samples "
+				  "WHERE run = ?1 AND metric > ?2 "
+				  "ORDER BY metric LIMIT 1";
+	sqlite3_stmt	 *s;
+	char		 *last = xstrdup("");
+	int		  rc;
+
+	if ((s = db_stmt(db, sql, cause)) == NULL) {
+		free(last);
+		return -1;
+	}
+	for (;;) {
+		sqlite3_bind_int64(s, 1, run);
+		db_bind_text(s, 2, last);
+		if ((rc = sqlite3_step(s)) != SQLITE_ROW)
+			break;
+		free(last);
+		last = xstrdup(selection_text(s, 0));
+		sqlite3_reset(s);
+		selection_names_add(v, n, last);
+	}
+	sqlite3_reset(s);
+	free(last);
+	return rc == SQLITE_DONE ? 0 : db_fail(db, cause, "select metrics");
+}
+
+/* What one walk over the selected samples shares. */
+struct selection_walk {
+	struct db	      *db;
+	struct selection_decls d;
+	struct selection_run   sr;
+	db_sample_cb	       cb;
+	void		      *arg;
+};
+
+/*
+ * Passes the samples of metric of the runs v[0..n) (which share every
+ * sort key) to the callback: by iteration, run and repeat.  One run's
+ * come in the order of the samples' key, with nothing to sort.
+ */
+static int
+selection_walk_runs(struct selection_walk *w, const struct selection_order *v,
+    size_t n, const char *metric, char **cause)
+{
+	static const char one[] =
+	    "SELECT run, metric, value FROM samples "
+	    "WHERE run = ?1 AND metric = ?2 ORDER BY iteration, repeat";
+	static const char several[] =
+	    "SELECT run, metric, value FROM samples "
+	    "WHERE run IN (SELECT value FROM json_each(?1)) AND metric = ?2 "
+	    "ORDER BY iteration, run, repeat";
+	struct db_job_sample x;
+	sqlite3_stmt	    *s;
+	int64_t		    *runs = NULL;
+	char		    *ids = NULL;
+	size_t		     i;
+	int		     rc = SQLITE_ERROR;
+
+	if (n == 1) {
+		if ((s = db_stmt(w->db, one, cause)) == NULL)
+			return -1;
+		sqlite3_bind_int64(s, 1, v[0].run);
+	} else {
+		runs = xreallocarray(NULL, n, sizeof *runs);
+		for (i = 0; i < n; i++)
+			runs[i] = v[i].run;
+		s = selection_stmt(w->db, several, runs, n, &ids, cause);
+		free(runs);
+		if (s == NULL)
+			return -1;
+	}
+	db_bind_text(s, 2, metric);
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		if (selection_run_get(w->db, sqlite3_column_int64(s, SEL_RUN),
+			&w->sr, cause) == -1)
+			break;
+		selection_read(s, &w->sr, &w->d, &x);
+		w->cb(&x, w->arg);
+	}
+	sqlite3_reset(s);
+	free(ids);
+	if (rc != SQLITE_DONE && rc != SQLITE_ROW)
+		return db_fail(w->db, cause, "select samples");
+	return rc == SQLITE_DONE ? 0 : -1;
+}
+
+/*
+ * Passes the samples of one benchmark's runs v[0..n) to the callback: by
+ * metric (only metric unless NULL), then the runs' order.
+ */
+static int
+selection_walk_benchmark(struct selection_walk *w,
+    const struct selection_order *v, size_t n, const char *metric, char **cause)
+{
+	char **names = NULL;
+	size_t nnames = 0, i, m, next;
+	int    rc = 0;
+
+	if (metric != NULL)
+		selection_names_add(&names, &nnames, metric);
+	for (i = 0; i < n && metric == NULL && rc == 0; i++)
+		rc = selection_metrics_add(w->db, v[i].run, &names, &nnames,
+		    cause);
+	for (m = 0; m < nnames && rc == 0; m++) {
+		for (i = 0; i < n && rc == 0; i = next) {
+			for (next = i + 1;
+			     next < n && selection_order_same(&v[i], &v[next]);
+			     next++)
+				;
+			rc = selection_walk_runs(w, v + i, next - i, names[m],
+			    cause);
+		}
+	}
+	for (m = 0; m < nnames; m++)
+		free(names[m]);
+	free(names);
+	return rc;
+}
+
+/*
+ * Calls cb for every sample that counts; see db.h.  The runs are put in
+ * order first (a few rows), then each run's samples of a metric are read
+ * in the order of the samples' key: no sort of every sample.
+ */
 int
 db_samples_of_jobs(struct db *db, const int64_t *jobs, size_t njobs,
     const char *benchmark, const char *metric, db_sample_cb cb, void *arg,
     char **cause)
 {
-	/*
-	 * The runs that count with their sort keys first, each worked out
-	 * once per run: the jobs in the order given, each in its own kernel
-	 * order.
-	 */
-	static const char sql[] =
-	    "WITH o AS MATERIALIZED (SELECT r.id, r.benchmark, r.round, "
-	    "r.position, "
-	    "(SELECT MIN(CAST(key AS INTEGER)) FROM json_each(?1) "
-	    "WHERE value = r.job) AS job_order, "
-	    "(SELECT CAST(e.key AS INTEGER) FROM jobs j, "
-	    "json_each(j.spec, '$.kernels') e WHERE j.id = r.job AND "
-	    "json_extract(e.value, '$.name') = k.name) AS kernel_order "
-	    "FROM runs r JOIN kernels k ON k.id = r.kernel "
-	    "WHERE r.job IN (SELECT value FROM json_each(?1)) "
-	    "AND " DB_SAMPLES_COUNT "AND (?2 IS NULL OR r.benchmark = ?2)) "
-	    "SELECT o.id, s.metric, s.value FROM o "
-	    "JOIN samples s ON s.run = o.id "
-	    "WHERE (?3 IS NULL OR s.metric = ?3) "
-	    "ORDER BY o.benchmark, s.metric, o.job_order, o.kernel_order, "
-	    "o.round, o.position, s.iteration, o.id, s.repeat";
-	struct selection_decls d = { .last = -1 };
-	struct selection_run   sr = { 0 };
-	struct db_job_sample   x;
-	sqlite3_stmt	      *s;
-	char		      *ids = NULL;
-	int		       rc = SQLITE_ERROR;
+	struct selection_walk	w = { .db = db,
+		  .d = { .last = -1 },
+		  .cb = cb,
+		  .arg = arg };
+	struct selection_order *v = NULL;
+	long			n = 0;
+	size_t			i, next;
+	int			rc = -1;
 
-	if (selection_decls_read(db, jobs, njobs, &d, cause) == -1)
+	if (selection_decls_read(db, jobs, njobs, &w.d, cause) == -1 ||
+	    (n = selection_order_read(db, jobs, njobs, benchmark, &v, cause)) ==
+		-1)
 		goto out;
-	if ((s = selection_stmt(db, sql, jobs, njobs, &ids, cause)) == NULL)
-		goto out;
-	db_bind_text(s, 2, benchmark);
-	db_bind_text(s, 3, metric);
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		if (selection_run_get(db, sqlite3_column_int64(s, SEL_RUN), &sr,
-			cause) == -1)
-			break;
-		selection_read(s, &sr, &d, &x);
-		cb(&x, arg);
+	rc = 0;
+	for (i = 0; i < (size_t)n && rc == 0; i = next) {
+		for (next = i + 1; next < (size_t)n &&
+		     strcmp(v[next].benchmark, v[i].benchmark) == 0;
+		     next++)
+			;
+		rc = selection_walk_benchmark(&w, v + i, next - i, metric,
+		    cause);
 	}
-	sqlite3_reset(s);
-	if (rc != SQLITE_DONE && rc != SQLITE_ROW)
-		db_fail(db, cause, "select samples");
 out:
-	free(ids);
-	selection_run_clear(&sr);
-	selection_decls_free(&d);
-	return rc == SQLITE_DONE ? 0 : -1;
+	selection_order_free(v, n > 0 ? (size_t)n : 0);
+	selection_run_clear(&w.sr);
+	selection_decls_free(&w.d);
+	return rc;
 }
 
 /* The newest done job with a sample that counts; see db.h. */

@@ -165,28 +165,24 @@ sel_cell(struct sel_table *t, size_t row, size_t col)
 	return c;
 }
 
-/* Adds a sample to the per-boot sums of its cell. */
-static void
-sel_boot_add(struct sel_cell *c, const char *machine, long long boot, double v)
+/* The index of a cell's (machine, boot), added if new. */
+static size_t
+sel_boot(struct sel_cell *c, const char *machine, long long boot)
 {
-	struct sel_boot *b = NULL;
+	struct sel_boot *b;
 	size_t		 i;
 
-	for (i = 0; i < c->nboots && b == NULL; i++) {
+	for (i = 0; i < c->nboots; i++) {
 		if (c->boots[i].boot == boot &&
 		    strcmp(c->boots[i].machine, machine) == 0)
-			b = &c->boots[i];
+			return i;
 	}
-	if (b == NULL) {
-		c->boots =
-		    xreallocarray(c->boots, c->nboots + 1, sizeof *c->boots);
-		b = &c->boots[c->nboots++];
-		memset(b, 0, sizeof *b);
-		b->machine = xstrdup(machine);
-		b->boot = boot;
-	}
-	b->sum += v;
-	b->n++;
+	c->boots = xreallocarray(c->boots, c->nboots + 1, sizeof *c->boots);
+	b = &c->boots[c->nboots];
+	memset(b, 0, sizeof *b);
+	b->machine = xstrdup(machine);
+	b->boot = boot;
+	return c->nboots++;
 }
 
 /* Returns a new run behind (row, col), or NULL if the table has it. */
@@ -235,17 +231,23 @@ sel_column(const struct db_job_sample *x, enum select_by by)
 	return xasprintf("job %lld", (long long)x->job);
 }
 
-/* Adds one sample that counts to its table (a db_sample_cb). */
+/*
+ * Finds (adding them if new) the table, cell and boot of the first sample
+ * of a run's metric, and what the cell comes from, into g->last.
+ */
 static void
-sel_sample_cb(const struct db_job_sample *x, void *arg)
+sel_place(struct sel_gather *g, const struct db_job_sample *x)
 {
-	struct sel_gather *g = arg;
-	struct sel_table  *t;
-	struct sel_cell	  *c;
-	char		  *colname;
-	size_t		   row, col;
+	struct sel_last	 *l = &g->last;
+	struct sel_table *t;
+	struct sel_cell	 *c;
+	char		 *colname;
+	size_t		  row, col;
 
-	if (select_probe_skip(g, x->benchmark, x->metric))
+	l->run = x->run;
+	free(l->metric);
+	l->metric = xstrdup(x->metric);
+	if ((l->skip = select_probe_skip(g, x->benchmark, x->metric)))
 		return;
 	t = sel_table(g, x);
 	colname = sel_column(x, g->by);
@@ -258,13 +260,36 @@ sel_sample_cb(const struct db_job_sample *x, void *arg)
 	colname = xasprintf("job %lld", (long long)x->job);
 	select_set_add(&c->who[SEL_WHO_JOB], colname);
 	free(colname);
-	c->x = xreallocarray(c->x, c->n + 1, sizeof *c->x);
-	c->x[c->n++] = x->value;
-	sel_boot_add(c, x->machine, x->boot, x->value);
+	l->table = (size_t)(t - g->v);
+	l->cell = (size_t)(c - t->cells);
+	l->boot = sel_boot(c, x->machine, x->boot);
 	if (c->last_run != x->run) {
 		c->last_run = x->run;
 		sel_run_add(t, row, col, x);
 	}
+}
+
+/* Adds one sample that counts to its table (a db_sample_cb). */
+static void
+sel_sample_cb(const struct db_job_sample *x, void *arg)
+{
+	struct sel_gather *g = arg;
+	struct sel_cell	  *c;
+	struct sel_boot	  *b;
+
+	if (g->last.run != x->run || strcmp(g->last.metric, x->metric) != 0)
+		sel_place(g, x);
+	if (g->last.skip)
+		return;
+	c = &g->v[g->last.table].cells[g->last.cell];
+	if (c->n == c->cap) {
+		c->cap = c->cap ? 2 * c->cap : 16;
+		c->x = xreallocarray(c->x, c->cap, sizeof *c->x);
+	}
+	c->x[c->n++] = x->value;
+	b = &c->boots[g->last.boot];
+	b->sum += x->value;
+	b->n++;
 }
 
 /* Frees what a gathered table holds. */
@@ -582,6 +607,7 @@ sel_merge_cell(struct sel_table *m, size_t row, size_t col,
 	mc->x = xreallocarray(mc->x, mc->n + c->n, sizeof *mc->x);
 	memcpy(mc->x + mc->n, c->x, c->n * sizeof *c->x);
 	mc->n += c->n;
+	mc->cap = mc->n;
 	mc->boots =
 	    xreallocarray(mc->boots, mc->nboots + c->nboots, sizeof *mc->boots);
 	for (i = 0; i < c->nboots; i++) {
@@ -745,7 +771,7 @@ int
 select_tables(struct db *db, const struct select_query *q,
     struct select_result *r, char **cause)
 {
-	struct sel_gather g = { 0 };
+	struct sel_gather g = { .last = { .run = -1 } };
 	int64_t		 *jobs = sel_jobs(q);
 	size_t		  i;
 	int		  rc = -1;
@@ -778,6 +804,7 @@ out:
 		sel_table_free(&g.v[i]);
 	free(g.v);
 	free(g.conflict);
+	free(g.last.metric);
 	select_set_clear(&g.methods);
 	select_adapt_free(&g);
 	free(jobs);

@@ -35,6 +35,7 @@ struct sel_cell {
 	size_t		  col;
 	double		 *x;
 	size_t		  n;
+	size_t		  cap; /* of x */
 	struct sel_boot	 *boots;
 	size_t		  nboots;
 	long long	  last_run;
@@ -87,6 +88,20 @@ struct sel_adapt {
 	bool	  done;
 };
 
+/*
+ * Where the last sample went: the samples of a run's metric come one
+ * after another, and each after the first goes to the same cell and boot
+ * without being looked up again.
+ */
+struct sel_last {
+	long long run; /* -1: none yet */
+	char	 *metric;
+	bool	  skip; /* the metric stays out of the tables */
+	size_t	  table;
+	size_t	  cell;
+	size_t	  boot;
+};
+
 /* Every table while the samples are gathered, by the resolved columns. */
 struct sel_gather {
 	struct sel_table *v;
@@ -101,6 +116,7 @@ struct sel_gather {
 	struct select_set methods;  /* "benchmark\tmethod" of the probes */
 	const char	 *only;	    /* a probe metric asked for alone: the
 				       calibration is gathered, not shown */
+	struct sel_last last;
 };
 
 /*

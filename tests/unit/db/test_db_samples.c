@@ -257,6 +257,97 @@ test_samples_that_count(void **state)
 	assert_int_equal(db_samples_latest_job(f->db, &f->cause), f->job);
 }
 
+/* The samples db_samples_of_jobs passes, a line "run|metric|2 x value" each. */
+struct order_seen {
+	char  *text;
+	size_t len;
+};
+
+static void
+order_cb(const struct db_job_sample *x, void *arg)
+{
+	struct order_seen *o = arg;
+	char *line = xasprintf("%lld|%s|%lld\n", (long long)x->run, x->metric,
+	    (long long)(x->value * 2));
+
+	o->text = xreallocarray(o->text, o->len + strlen(line) + 1, 1);
+	strcpy(o->text + o->len, line);
+	o->len += strlen(line);
+	free(line);
+}
+
+/*
+ * The same samples in the tables' order by one sort of them all in SQL (as
+ * db_samples_of_jobs read them before): benchmark, metric, job, kernel,
+ * round, position, iteration, run, repeat.
+ */
+static char *
+order_by_sql(struct fixture *f, const char *metric)
+{
+	char *sql, *out;
+
+	sql = xasprintf(
+	    "WITH o AS (SELECT r.id, r.benchmark, r.round, r.position, "
+	    "(SELECT CAST(e.key AS INTEGER) FROM jobs j, "
+	    "json_each(j.spec, '$.kernels') e WHERE j.id = r.job AND "
+	    "json_extract(e.value, '$.name') = k.name) AS kernel_order "
+	    "FROM runs r JOIN kernels k ON k.id = r.kernel WHERE r.job = %lld "
+	    "AND r.state = 'done' AND r.retried_as IS NULL) "
+	    "SELECT o.id, s.metric, CAST(s.value * 2 AS INTEGER) FROM o "
+	    "JOIN samples s ON s.run = o.id WHERE %s "
+	    "ORDER BY o.benchmark, s.metric, o.kernel_order, o.round, "
+	    "o.position, s.iteration, o.id, s.repeat;",
+	    (long long)f->job, metric != NULL ? "s.metric = 'time'" : "1");
+	out = dbtest_cli(f->path, sql);
+	free(sql);
+	return out;
+}
+
+/*
+ * The samples come in the tables' order without one sort of them all:
+ * two metrics, two iterations and two repeats per run, two runs that
+ * share every sort key (their samples interleave by iteration), one
+ * metric alone.
+ */
+static void
+test_samples_in_order(void **state)
+{
+	struct fixture	 *f = *state;
+	struct db_sample  v[96];
+	struct order_seen seen = { 0 };
+	const char	 *metric[] = { NULL, "time" };
+	char		 *want, *sql;
+	size_t		  i, k;
+
+	if (!dbtest_have_cli())
+		skip_missing("the sqlite3 program (Debian package sqlite3)");
+	for (i = 0; i < 96; i++) {
+		v[i].run = f->runs[(i / 3) % 4];
+		v[i].metric = i % 2 ? "time" : "ops";
+		v[i].iteration = (int64_t)(47 - i / 2) % 12;
+		v[i].repeat = (int64_t)(i / 24);
+		v[i].value = (double)i * 0.5;
+	}
+	assert_int_equal(db_samples_insert(f->db, v, 96, &f->cause), 96);
+	for (i = 0; i < 4; i++)
+		run_to(f, f->runs[i], DB_DONE);
+	sql = xasprintf("UPDATE runs SET position = 0 WHERE id = %lld;",
+	    (long long)f->runs[1]);
+	free(dbtest_cli(f->path, sql));
+	free(sql);
+	for (k = 0; k < 2; k++) {
+		seen.len = 0;
+		assert_int_equal(db_samples_of_jobs(f->db, &f->job, 1, NULL,
+				     metric[k], order_cb, &seen, &f->cause),
+		    0);
+		want = order_by_sql(f, metric[k]);
+		assert_non_null(seen.text);
+		assert_string_equal(seen.text, want);
+		free(want);
+	}
+	free(seen.text);
+}
+
 int
 main(void)
 {
@@ -272,6 +363,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_summary_is_covered, setup,
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_samples_that_count, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_samples_in_order, setup,
 		    teardown),
 	};
 
