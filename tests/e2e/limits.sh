@@ -23,9 +23,12 @@ export HILAB_CATALOG=$S/benchmarks
 
 # has FILE TEXT: the file holds the fixed text.
 has() { grep -qF -- "$2" "$1"; }
-# job NAME COMMAND PARAMS: a job file of one custom command on lab1.
+# job NAME COMMAND PARAMS: a job file of one custom command on lab1, in
+# $T whatever the name ("/" made "_" in the file's name).
 job() {
-	cat >"$T/$1.yaml" <<YAML
+	local f=$T/${1//\//_}.yaml
+
+	cat >"$f" <<YAML
 name: $1
 machines: [lab1]
 benchmarks:
@@ -35,7 +38,7 @@ benchmarks:
     parser: keyvalue
     metrics: [{name: t, unit: s, direction: lower}]
 YAML
-	echo "$T/$1.yaml"
+	echo "$f"
 }
 # mode FILE: its permission bits in octal.
 mode() { stat -c %a "$1"; }
