@@ -186,17 +186,27 @@ compare_copy(const double *x, size_t n)
 	return y;
 }
 
+/* Gives one cell the n raw samples x, which the table frees. */
+void
+compare_table_take_samples(struct compare_table *t, size_t row, size_t col,
+    double *x, size_t n)
+{
+	struct compare_cell *c = &t->rows[row].cells[col];
+
+	free(c->x);
+	c->x = n > 0 ? x : NULL;
+	c->n = n;
+	t->computed = 0;
+	if (n == 0)
+		free(x);
+}
+
 /* Stores a copy of the raw samples of one cell. */
 void
 compare_table_set_samples(struct compare_table *t, size_t row, size_t col,
     const double *x, size_t n)
 {
-	struct compare_cell *c = &t->rows[row].cells[col];
-
-	free(c->x);
-	c->x = compare_copy(x, n);
-	c->n = n;
-	t->computed = 0;
+	compare_table_take_samples(t, row, col, compare_copy(x, n), n);
 }
 
 /* Stores a copy of the per-boot means of one cell. */

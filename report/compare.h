@@ -113,9 +113,12 @@ int    compare_table_set_base(struct compare_table *, const char *);
 size_t compare_table_add_row(struct compare_table *, const char *);
 void   compare_table_set_samples(struct compare_table *, size_t, size_t,
       const double *, size_t);
-void   compare_table_set_boots(struct compare_table *, size_t, size_t,
-      const double *, size_t);
-void   compare_table_add_note(struct compare_table *, const char *, ...)
+/* The same without a copy: the table frees the samples. */
+void compare_table_take_samples(struct compare_table *, size_t, size_t,
+    double *, size_t);
+void compare_table_set_boots(struct compare_table *, size_t, size_t,
+    const double *, size_t);
+void compare_table_add_note(struct compare_table *, const char *, ...)
     __attribute__((format(printf, 2, 3)));
 void			   compare_table_compute(struct compare_table *);
 const struct compare_cell *compare_table_cell(const struct compare_table *,

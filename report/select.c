@@ -452,17 +452,28 @@ sel_envdiff(const struct sel_table *g, enum select_by by,
 	envdiff_free(e);
 }
 
-/* Fills the cells of a table: samples and per-boot means. */
+/*
+ * Fills the cells of a table: samples and per-boot means.  The samples
+ * move to the table unless they are read again after it is built.
+ */
 static void
-sel_fill(const struct sel_table *g, struct compare_table *t)
+sel_fill(struct sel_table *g, struct compare_table *t)
 {
-	const struct sel_cell *c;
-	double		      *means;
-	size_t		       i, j;
+	struct sel_cell *c;
+	double		*means;
+	size_t		 i, j;
 
 	for (i = 0; i < g->ncells; i++) {
 		c = &g->cells[i];
-		compare_table_set_samples(t, c->row, c->col, c->x, c->n);
+		if (select_probe_kept(g))
+			compare_table_set_samples(t, c->row, c->col, c->x,
+			    c->n);
+		else {
+			compare_table_take_samples(t, c->row, c->col, c->x,
+			    c->n);
+			c->x = NULL;
+			c->cap = 0;
+		}
 		means = xcalloc(c->nboots, sizeof *means);
 		for (j = 0; j < c->nboots; j++)
 			means[j] = c->boots[j].sum / (double)c->boots[j].n;
@@ -476,7 +487,7 @@ sel_fill(const struct sel_table *g, struct compare_table *t)
  * the chosen base column first, computed.
  */
 static void
-sel_finish(const struct sel_table *g, const struct select_query *q,
+sel_finish(struct sel_table *g, const struct select_query *q,
     const struct sel_gather *all, struct compare_table *t)
 {
 	sel_fill(g, t);
@@ -509,7 +520,7 @@ sel_table_new(const struct sel_table *g, const struct select_query *q,
 
 /* Builds and computes the table of one gathered benchmark metric. */
 static void
-sel_build(const struct sel_table *g, const struct select_query *q,
+sel_build(struct sel_table *g, const struct select_query *q,
     const struct sel_gather *all, struct select_table *out)
 {
 	struct compare_table *t;
@@ -596,10 +607,13 @@ sel_same_kind(const struct sel_table *a, const struct sel_table *b,
 	    (q->statistic != NULL || strcmp(a->statistic, b->statistic) == 0);
 }
 
-/* Copies a cell's samples and per-boot sums into cell (row, col) of m. */
+/*
+ * Copies a cell's samples and per-boot sums into cell (row, col) of m;
+ * the cell's own samples go unless they are read again (kept).
+ */
 static void
-sel_merge_cell(struct sel_table *m, size_t row, size_t col,
-    const struct sel_cell *c)
+sel_merge_cell(struct sel_table *m, size_t row, size_t col, struct sel_cell *c,
+    int kept)
 {
 	struct sel_cell *mc = sel_cell(m, row, col);
 	size_t		 i;
@@ -608,6 +622,11 @@ sel_merge_cell(struct sel_table *m, size_t row, size_t col,
 	memcpy(mc->x + mc->n, c->x, c->n * sizeof *c->x);
 	mc->n += c->n;
 	mc->cap = mc->n;
+	if (!kept) {
+		free(c->x);
+		c->x = NULL;
+		c->cap = 0;
+	}
 	mc->boots =
 	    xreallocarray(mc->boots, mc->nboots + c->nboots, sizeof *mc->boots);
 	for (i = 0; i < c->nboots; i++) {
@@ -618,7 +637,7 @@ sel_merge_cell(struct sel_table *m, size_t row, size_t col,
 
 /* Adds row prow of metric table t to m as one row named by the metric. */
 static void
-sel_merge_add(struct sel_table *m, const struct sel_table *t, size_t prow)
+sel_merge_add(struct sel_table *m, struct sel_table *t, size_t prow)
 {
 	const struct sel_run *r;
 	struct sel_run	     *mr;
@@ -633,7 +652,7 @@ sel_merge_add(struct sel_table *m, const struct sel_table *t, size_t prow)
 		if (t->cells[i].row != prow)
 			continue;
 		col = sel_index(&m->cols, &m->ncols, t->cols[t->cells[i].col]);
-		sel_merge_cell(m, row, col, &t->cells[i]);
+		sel_merge_cell(m, row, col, &t->cells[i], select_probe_kept(t));
 	}
 	for (i = 0; i < t->nruns; i++) {
 		r = &t->runs[i];
@@ -649,7 +668,7 @@ sel_merge_add(struct sel_table *m, const struct sel_table *t, size_t prow)
 
 /* Builds and computes a metric-rows table of parameter set params. */
 static void
-sel_build_metrics(const struct sel_table *m, const struct select_query *q,
+sel_build_metrics(struct sel_table *m, const struct select_query *q,
     const struct sel_gather *all, const char *params, struct select_table *out)
 {
 	struct compare_table *t;
@@ -691,8 +710,8 @@ static void
 sel_build_params(const struct sel_gather *g, const size_t *idx, size_t n,
     const char *params, const struct select_query *q, struct select_result *r)
 {
-	const struct sel_table *a, *b;
-	struct sel_table	m;
+	const struct sel_table *a;
+	struct sel_table	m, *b;
 	char		       *used = xcalloc(n + 1, 1);
 	size_t			i, j;
 

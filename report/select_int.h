@@ -134,6 +134,8 @@ bool select_probe_skip(struct sel_gather *g, const char *benchmark,
 const char *select_probe_metric(struct sel_gather *g, const char *metric);
 /* Whether a gathered table is only there for the notes. */
 bool select_probe_hidden(const struct sel_gather *g, const struct sel_table *t);
+/* Whether a table's samples are read again after it is built (the notes). */
+bool select_probe_kept(const struct sel_table *t);
 void select_probe_notes(const struct sel_gather *g, struct select_result *r);
 /* Puts each benchmark's probe tables after its own, its monitors' last. */
 void select_probe_order(struct sel_gather *g);

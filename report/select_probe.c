@@ -60,6 +60,12 @@ select_probe_hidden(const struct sel_gather *g, const struct sel_table *t)
 	return g->only != NULL && strcmp(t->metric, g->only) != 0;
 }
 
+bool
+select_probe_kept(const struct sel_table *t)
+{
+	return sel_prefix(t->metric, SEL_CALIB);
+}
+
 /* 0 for a benchmark's own metric, 1 for a probe's, 2 for a monitor's. */
 static int
 sel_probe_rank(const struct sel_table *t)

@@ -141,6 +141,12 @@ if [ -n "$d" ] && grep -qw function_graph "$d/available_tracers" 2>/dev/null &&
 	check "probe job $j done" test "$(state "$j")" = done
 	check "calls and ns per call per iteration" test "$(count "$j" probe.select_task_rq_fair.calls)$(count "$j" probe.select_task_rq_fair.ns_per_call)" = 33
 	check "the calibration beside them" test "$(count "$j" probe.calibration.overhead_ns)" = 3
+	# compare notes each kernel's calibration, the median of its samples.
+	med=$(sql "SELECT s.value FROM samples s JOIN runs r ON r.id = s.run
+	    WHERE r.job = $j AND s.metric = 'probe.calibration.empty_ns' ORDER BY s.value LIMIT 1 OFFSET 1")
+	"$hilab" compare --job "$j" >"$T/probe-compare.txt" 2>&1
+	check "compare notes the empty call's median ($(printf %.0f "$med") ns)" \
+	    grep -q "a call of an empty function reads $(printf %.0f "$med") ns" "$T/probe-compare.txt"
 else
 	check "probe job $j failed on this kernel" test "$(state "$j")" = failed
 	check "... saying why" error_has "$j" 'hilab-agent: probe: '

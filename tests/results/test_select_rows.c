@@ -3,6 +3,8 @@
  * from the catalog (cpuset-hotplug) or a job's custom metrics, on a
  * database built through the db API and the planner with the STATS.md
  * vectors as samples; and the metric label through job JSON and YAML.
+ * Probe tables: the calibration noted under them, with and without its
+ * own tables.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -64,6 +66,22 @@ static const char job_mixed[] =
     "      - {name: bw, unit: MB/s, direction: higher, label: bandwidth}\n"
     "      - {name: b_ms, unit: ms, direction: lower}\n";
 
+static const char job_probed[] =
+    "name: probed\n"
+    "machines: [lab1]\n"
+    "kernels:\n"
+    "  - {name: base, image: /srv/kernels/base/vmlinuz}\n"
+    "  - {name: patched, image: /srv/kernels/patched/vmlinuz}\n"
+    "benchmarks:\n"
+    "  - name: probed\n"
+    "    command: [probed]\n"
+    "    parser: keyvalue\n"
+    "    metrics:\n"
+    "      - {name: probe.f.ns_per_call, unit: ns, direction: lower}\n"
+    "      - {name: probe.calibration.empty_ns, unit: ns, direction: lower}\n"
+    "      - {name: probe.calibration.overhead_ns, unit: ns, direction: "
+    "lower}\n";
+
 struct fixture {
 	char		path[64];
 	struct db      *db;
@@ -71,6 +89,7 @@ struct fixture {
 	long long	single; /* cpuset-hotplug, one parameter set */
 	long long	sweep;	/* cgroups [0, 1000] */
 	long long	mixed;	/* three custom metrics, two units */
+	long long	probed; /* a probe's figure and its calibration */
 };
 
 /* The samples of metric number m of a benchmark under kernel k. */
@@ -204,6 +223,7 @@ setup(void **state)
 	f->sweep = job_store(f, text);
 	free(text);
 	f->mixed = job_store(f, job_mixed);
+	f->probed = job_store(f, job_probed);
 	*state = f;
 	return 0;
 }
@@ -399,6 +419,65 @@ test_mixed_kinds(void **state)
 	select_result_clear(&r);
 }
 
+/*
+ * The notes of the probe's table: its calibration's medians per column,
+ * STATS.md V1 (empty call) and V2 (overhead).
+ */
+static void
+check_probe_notes(const struct compare_table *t)
+{
+	static const char *const want[] = {
+		"base: a call of an empty function reads 2 ns; recording adds "
+		"1000 ns to each call",
+		"patched: a call of an empty function reads 2 ns; recording "
+		"adds 1040 ns to each call",
+	};
+	size_t i, j;
+
+	assert_string_equal(t->metric, "probe.f.ns_per_call");
+	for (i = 0; i < 2; i++) {
+		for (j = 0; j < t->nnotes && strcmp(t->notes[j], want[i]); j++)
+			;
+		if (j == t->nnotes)
+			fail_msg("no note \"%s\"", want[i]);
+	}
+}
+
+/* A probe's table notes its calibration, shown or not. */
+static void
+test_probe_notes(void **state)
+{
+	struct fixture		   *f = *state;
+	struct select_query	    q = { .jobs = &f->probed,
+			.njobs = 1,
+			.metric = "probe.f.ns_per_call" };
+	struct select_result	    r;
+	const struct compare_table *t;
+	char			   *cause = NULL;
+	size_t			    i;
+
+	select_job(f, f->probed, SELECT_ROWS_PARAMS, &r);
+	assert_int_equal(r.n, 3);
+	for (i = 0; i < r.n; i++) {
+		t = r.v[i].table;
+		if (strcmp(t->metric, "probe.calibration.empty_ns") == 0)
+			assert_float_equal(t->rows[0].cells[1].value, 9.88 / 5,
+			    1e-9); /* its own table too: V1's mean */
+		else if (strcmp(t->metric, "probe.calibration.overhead_ns") ==
+		    0)
+			assert_float_equal(t->rows[0].cells[1].value, 1038,
+			    1e-9);
+		else
+			check_probe_notes(t);
+	}
+	select_result_clear(&r);
+	if (select_tables(f->db, &q, &r, &cause) == -1)
+		fail_msg("%s", cause);
+	assert_int_equal(r.n, 1);
+	check_probe_notes(r.v[0].table);
+	select_result_clear(&r);
+}
+
 /* The label lives in the catalog, the job JSON and the printed job. */
 static void
 test_label_job(void **state)
@@ -446,6 +525,7 @@ main(void)
 		cmocka_unit_test(test_sweep),
 		cmocka_unit_test(test_mixed_kinds),
 		cmocka_unit_test(test_label_job),
+		cmocka_unit_test(test_probe_notes),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

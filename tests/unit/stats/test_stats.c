@@ -404,6 +404,63 @@ test_mwu_method(void **state)
 	}
 }
 
+/* qsort order of doubles. */
+static int
+cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+/*
+ * The rank sum and tie term of samples too large for the exact p, with
+ * many ties, against the pooled midranks: U from the base's midranks,
+ * z from the normal approximation with tie and continuity correction.
+ */
+static void
+test_mwu_ties_large(void **state)
+{
+	enum { NB = 300, NX = 200, N = NB + NX };
+	double all[N], sorted[N], r[N], u = 0, ties = 0, t, mu, sd, d;
+	struct stats_test res;
+	size_t		  i, j;
+
+	srand(7);
+	for (i = 0; i < N; i++)
+		all[i] = (double)(rand() % 40) + (i >= NB ? 10 : 0);
+	stats_midranks(all, N, r);
+	for (i = 0; i < NB; i++)
+		u += r[i];
+	u -= (double)NB * (NB + 1) / 2;
+	memcpy(sorted, all, sizeof all);
+	qsort(sorted, N, sizeof *sorted, cmp_double);
+	for (i = 0; i < N; i = j) {
+		for (j = i + 1; j < N && sorted[j] == sorted[i]; j++)
+			;
+		t = (double)(j - i);
+		ties += t * t * t - t;
+	}
+	stats_mwu(all, NB, all + NB, NX, STATS_MWU_AUTO, &res);
+	assert_false(res.exact);
+	assert_true(res.u == u);
+	mu = (double)NB * NX / 2;
+	sd =
+	    sqrt((double)NB * NX / 12 * (N + 1 - ties / ((double)N * (N - 1))));
+	d = u - mu;
+	d += d > 0 ? -0.5 : 0.5;
+	assert_true(fabs(res.z - d / sd) < 1e-12);
+	assert_true(res.p < 1e-6); /* x is shifted up by 10 */
+	/* The sides swapped: the other U, the same p. */
+	{
+		double p = res.p;
+
+		stats_mwu(all + NB, NX, all, NB, STATS_MWU_AUTO, &res);
+		assert_true(res.u == (double)NB * NX - u);
+		assert_true(fabs(res.p - p) < 1e-15);
+	}
+}
+
 static void
 test_small_n_warning(void **state)
 {
@@ -518,6 +575,7 @@ main(void)
 		cmocka_unit_test(test_negative),
 		cmocka_unit_test(test_welch_log),
 		cmocka_unit_test(test_mwu_method),
+		cmocka_unit_test(test_mwu_ties_large),
 		cmocka_unit_test(test_small_n_warning),
 		cmocka_unit_test(test_precision),
 		cmocka_unit_test(test_precision_statistics),
