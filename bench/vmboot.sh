@@ -4,7 +4,9 @@
 # (domain defined and started, kernel booted, ssh, the boot verified, the
 # agent uploaded and answering); plain, the same domain XML (lab-vm xml)
 # defined and started with virsh until OpenSSH runs `true` in it.  In
-# turn, ROUNDS times each.  Rows on stdout.  Root; brings the lab up.
+# turn, ROUNDS times each.  Then ROUNDS jobs whose benchmark panics the
+# kernel: from the panic line on the console to the run failed.  Rows on
+# stdout.  Root; brings the lab up.
 #
 #	bench/vmboot.sh ROUNDS BUILD_DIR
 set -u
@@ -76,12 +78,58 @@ hilab() {
 	done
 }
 
+cat >"$T/panic.yaml" <<YAML
+name: panic
+machines: [vm4]
+kernels: [{name: base, image: $HILAB_LAB_KERNEL_BASE}]
+benchmarks:
+  - name: crash
+    command: [sh, -c, 'sleep 0.5; echo c > /proc/sysrq-trigger']
+    parser: keyvalue
+    metrics: [{name: t, unit: s, direction: lower}]
+    iterations: 1
+    warmups: 0
+YAML
+# panicked: the job whose benchmark crashes the kernel (sysrq c); prints
+# the ms from the panic line on the console to the run failed.  The line's
+# time: the console file's last write less the kernel's printk time from
+# the line to the last one.
+panicked() {
+	local id console
+
+	id=$(submit "$T/panic.yaml")
+	"$hilab" wait --timeout 300 "$id" >/dev/null # the run fails
+	[ "$(sql "SELECT COUNT(*) FROM runs WHERE job = $id AND error LIKE '%panicked during the run%'")" = 1 ] ||
+	    { echo "vmboot: the panic job $id: $(sql "SELECT error FROM runs WHERE job = $id")" >&2; return 1; }
+	console=$(ls -t "$HILAB_LAB_DIR"/console/vm4-*.log | head -n 1)
+	awk -v end="$(sql "SELECT finished_at FROM runs WHERE job = $id")" \
+	    -v mtime="$(stat -c %.3Y "$console")" '
+	/^\[ *[0-9.]+\]/ {
+		t = substr($0, 2, index($0, "]") - 2) + 0
+		if (panic == "" && /Kernel panic - not syncing/)
+			panic = t
+		last = t
+	}
+	END {
+		if (panic == "")
+			exit 1
+		printf "%d\n", end - (mtime - (last - panic)) * 1000
+	}' "$console"
+}
+
 daemon_start || exit 1
 for r in $(seq "$rounds"); do
 	echo "vmboot: round $r of $rounds" >&2
 	hilab >>"$T/hilab.ms" || { echo "vmboot: job failed: $(tail -3 "$HILABD_LOG")" >&2; exit 1; }
 	plain >>"$T/plain.ms" || { echo "vmboot: plain boot did not answer ssh" >&2; exit 1; }
 done
+for r in $(seq "$rounds"); do
+	echo "vmboot: panic $r of $rounds" >&2
+	panicked >>"$T/panic.ms" || exit 1
+done
 h=$(median <"$T/hilab.ms") p=$(median <"$T/plain.ms")
 row "a 4-vCPU VM (TCG) to ready, median of $rounds: through hilab (submit to the run started: define, boot, ssh, verify, agent) against plain virsh define + start to OpenSSH running true (ms; goal: plain + 1000)" \
     "$h" "$p" "$(ratio "$h" "$p")" "<= $((p + 1000)) ms" "$(le "$h" $((p + 1000)))"
+h=$(median <"$T/panic.ms")
+row "a kernel panic during a run on that VM (sysrq c), median of $rounds: the panic line on its console to the run failed (ms)" \
+    "$h" "-" "-" "<= 1000" "$(le "$h" 1000)"

@@ -46,7 +46,8 @@ struct worker_run {
 	bool		       ended;	  /* its end seen: the spool to free */
 	bool		       recovered; /* host power-cycled: run again */
 	bool		       boot_failed; /* its boot: recover_boot */
-	struct worker_exec     exec;	    /* from worker_setup_begin */
+	char		      *down; /* why its kernel went down meanwhile */
+	struct worker_exec     exec; /* from worker_setup_begin */
 };
 
 static void worker_retry(struct worker_ctx *, const struct db_run *,
@@ -110,10 +111,18 @@ worker_plan_run(const struct worker_ctx *ctx, const struct db_run *r)
 	return NULL;
 }
 
+/* Why the machine's kernel went down since it booted, or NULL. */
+static char *
+worker_down(struct worker_ctx *ctx)
+{
+	return ctx->backend != NULL ? backend_down(ctx->backend) : NULL;
+}
+
 /*
  * A second of silence from the run: the exchange stops when its job's
- * cancel was asked for (the run is then stopped on the host) or when
- * hilabd stops (the run goes on there, collected at the next start).  A
+ * cancel was asked for (the run is then stopped on the host), when
+ * hilabd stops (the run goes on there, collected at the next start) or
+ * when the kernel went down (a panic on the console: the run fails).  A
  * retired worker's run goes on to its end.
  */
 static int
@@ -121,11 +130,15 @@ worker_tick(struct worker_run *wr)
 {
 	if (wr->cancelled || wr->left) /* the exchange carrying it out */
 		return 0;
+	if (wr->down != NULL)
+		return 1;
 	if (worker_cancel_requested(wr->ctx, wr->run->job))
 		wr->cancelled = true;
 	else if (worker_controller_stopping(wr->ctx->w))
 		wr->left = true;
-	return wr->cancelled || wr->left;
+	else
+		wr->down = worker_down(wr->ctx);
+	return wr->cancelled || wr->left || wr->down != NULL;
 }
 
 /* Stores one result as it arrives; stops the exchange on cancel. */
@@ -321,6 +334,29 @@ worker_reattach(struct worker_ctx *ctx, struct worker_run *wr,
 	}
 }
 
+/*
+ * Ends the exchange of a run whose kernel went down (wr->down says why):
+ * the console kept with the run, which fails; the next run boots again.
+ */
+static int
+worker_went_down(struct worker_ctx *ctx, struct worker_run *wr, char **cause)
+{
+	char *console, *ignore = NULL;
+
+	free(*cause);
+	*cause = xstrdup(wr->down);
+	if ((console = backend_console(ctx->backend)) != NULL) {
+		if (db_run_set_console(ctx->db, wr->run->id, console,
+			&ignore) == -1)
+			worker_event(ctx, wr->run, DB_WARN, ignore);
+		free(ignore);
+		free(console);
+	}
+	worker_disconnect(ctx);
+	ctx->booted.valid = false;
+	return -1;
+}
+
 /* Runs the benchmark on the agent and streams its results into SQLite. */
 static int
 worker_execute(struct worker_ctx *ctx, struct worker_run *wr,
@@ -344,9 +380,14 @@ worker_execute(struct worker_ctx *ctx, struct worker_run *wr,
 		return worker_run_end(ctx, wr, run_id, state, cause);
 	if (wr->db_failed || wr->cancelled || wr->left)
 		return -1;
+	/* A connection that drops may be its kernel's panic. */
+	if (wr->down != NULL || (wr->down = worker_down(ctx)) != NULL)
+		return worker_went_down(ctx, wr, cause);
 	worker_event(ctx, wr->run, DB_WARN, *cause);
 	if (worker_reattach(ctx, wr, run_id, cause) == 0)
 		return 0;
+	if (wr->down != NULL)
+		return worker_went_down(ctx, wr, cause);
 	/* The host is gone: power-cycle it, then run it again. */
 	if (ctx->conn == NULL && !wr->db_failed && !wr->cancelled &&
 	    !wr->left && recover_host(ctx, wr->run, cause) == 0)
@@ -623,6 +664,7 @@ out:
 	worker_exec_clear(&wr.exec);
 	worker_progress(ctx, NULL);
 	free(wr.problem);
+	free(wr.down);
 	free(cause);
 	free(facts);
 	free(run_id);
@@ -709,6 +751,7 @@ worker_resume_one(struct worker_ctx *ctx, const struct db_interrupted *it)
 out:
 	worker_progress(ctx, NULL);
 	free(wr.problem);
+	free(wr.down);
 	free(cause);
 	db_run_free(r);
 }

@@ -100,6 +100,12 @@ backend_console(struct backend *b)
 	return b->ops->console(b);
 }
 
+char *
+backend_down(struct backend *b)
+{
+	return b->ops->down != NULL ? b->ops->down(b) : NULL;
+}
+
 void
 backend_free(struct backend *b)
 {

@@ -60,6 +60,13 @@ struct backend_ops {
 	int (*shutdown)(struct backend *, char **cause);
 	/* The tail of the console of the last boot (caller frees), or NULL. */
 	char *(*console)(struct backend *);
+	/*
+	 * Why the kernel that booted last went down since: a panic line on
+	 * its console, a crash or a stop, said as boot's causes are (caller
+	 * frees); NULL while it runs or when the backend cannot tell.  Cheap
+	 * enough for every second of a run's silence.  May be NULL.
+	 */
+	char *(*down)(struct backend *);
 	void (*free)(struct backend *);
 };
 
@@ -111,6 +118,7 @@ int backend_boot_tries(struct backend *, const struct backend_kernel *,
 const char *backend_failure_name(enum backend_failure);
 int	    backend_shutdown(struct backend *, char **cause);
 char	   *backend_console(struct backend *);
+char	   *backend_down(struct backend *);
 void	    backend_free(struct backend *);
 
 #endif

@@ -312,13 +312,13 @@ lv_kname(const struct backend_kernel *k)
 }
 
 /*
- * Why the boot failed if it did, its kind in b->failure: a panic on the
- * console, the domain crashed or stopped (the kernel's doing), qemu gone
- * without a panic line (the emulator's), or no longer running.  NULL
- * while it boots.
+ * Why the domain went down if it did, when ("at boot", "during the run"),
+ * its kind in b->failure: a panic on the console, the domain crashed or
+ * stopped (the kernel's doing), qemu gone without a panic line (the
+ * emulator's), or (d given) no longer running.  NULL while it runs.
  */
 static char *
-lv_boot_failed(struct backend *b, virDomainPtr d, const char *tail)
+lv_gone(struct backend *b, virDomainPtr d, const char *tail, const char *when)
 {
 	struct lv_backend *lv = b->priv;
 	bool		   crashed = false, stopped;
@@ -327,26 +327,47 @@ lv_boot_failed(struct backend *b, virDomainPtr d, const char *tail)
 	stopped = lv_watch_stopped(lv->watch, &crashed);
 	b->failure = BACKEND_FAIL_KERNEL;
 	if (console_panicked(tail))
-		return xstrdup("panicked at boot");
+		return xasprintf("panicked %s", when);
 	if (crashed)
-		return xstrdup("crashed at boot");
+		return xasprintf("crashed %s", when);
 	if (stopped &&
 	    lv_watch_detail(lv->watch) == VIR_DOMAIN_EVENT_STOPPED_FAILED) {
 		b->failure = BACKEND_FAIL_EMULATOR;
-		return xstrdup("lost its emulator at boot (qemu exited)");
+		return xasprintf("lost its emulator %s (qemu exited)", when);
 	}
 	if (stopped)
-		return xstrdup("stopped at boot");
-	if (virDomainGetState(d, &state, &reason, 0) == 0 &&
+		return xasprintf("stopped %s", when);
+	if (d != NULL && virDomainGetState(d, &state, &reason, 0) == 0 &&
 	    state != VIR_DOMAIN_RUNNING && state != VIR_DOMAIN_PAUSED &&
 	    state != VIR_DOMAIN_BLOCKED) {
 		if (state == VIR_DOMAIN_SHUTOFF &&
 		    reason == VIR_DOMAIN_SHUTOFF_FAILED)
 			b->failure = BACKEND_FAIL_EMULATOR;
-		return xasprintf("stopped at boot (state %d, reason %d)", state,
-		    reason);
+		return xasprintf("stopped %s (state %d, reason %d)", when,
+		    state, reason);
 	}
 	return NULL;
+}
+
+/*
+ * The cause of kernel kname's failure why: the console's telling line,
+ * its excerpt kept for lv_console.
+ */
+static char *
+lv_cause(struct backend *b, const char *kname, const char *why)
+{
+	struct lv_backend *lv = b->priv;
+	char		  *tail, *line, *cause;
+
+	tail = console_file_tail(lv->console_path, LV_CONSOLE_TAIL);
+	line = console_line(tail);
+	cause = xasprintf("machine \"%s\": kernel \"%s\" %s: %s",
+	    b->machine->name, kname, why, line);
+	free(lv->excerpt);
+	lv->excerpt = console_file_excerpt(lv->console_path, LV_EXCERPT);
+	free(line);
+	free(tail);
+	return cause;
 }
 
 /* Waits until ssh answers (0) or the boot fails or times out (-1). */
@@ -356,12 +377,12 @@ lv_wait(struct backend *b, virDomainPtr d, const struct backend_kernel *k,
 {
 	const struct machine *m = b->machine;
 	struct lv_backend    *lv = b->priv;
-	char		     *tail = NULL, *why = NULL, *line;
+	char		     *tail = NULL, *why = NULL;
 
 	for (;;) {
 		free(tail);
 		tail = console_file_tail(lv->console_path, LV_CONSOLE_TAIL);
-		if ((why = lv_boot_failed(b, d, tail)) != NULL)
+		if ((why = lv_gone(b, d, tail, "at boot")) != NULL)
 			break;
 		if (ssh_host_probe(m->ssh.host, m->ssh.port,
 			clock_now_ms() - t0 < lv->boot_timeout_ms / 4
@@ -383,15 +404,8 @@ lv_wait(struct backend *b, virDomainPtr d, const struct backend_kernel *k,
 	free(tail);
 	/* qemu gone is the emulator's failure; the rest are the kernel's. */
 	b->kernel_failed = b->failure != BACKEND_FAIL_EMULATOR;
-	tail = console_file_tail(lv->console_path, LV_CONSOLE_TAIL);
-	line = console_line(tail);
-	*cause = xasprintf("machine \"%s\": kernel \"%s\" %s: %s", m->name,
-	    lv_kname(k), why, line);
-	free(lv->excerpt);
-	lv->excerpt = console_file_excerpt(lv->console_path, LV_EXCERPT);
-	free(line);
+	*cause = lv_cause(b, lv_kname(k), why);
 	free(why);
-	free(tail);
 	return -1;
 }
 
@@ -467,6 +481,7 @@ lv_boot_kernel(struct backend *b, const struct backend_kernel *k, char **cause)
 	int		   rc = -1;
 
 	b->failure = BACKEND_FAIL_CONFIG;
+	lv_watch_stop(b); /* of the boot before */
 	if (lv_emulator_check(b, cause) == -1 ||
 	    lv_console_new(b, cause) == -1 ||
 	    (xml = domain_xml_new(b->machine, k, lv->console_path, cause)) ==
@@ -490,7 +505,8 @@ lv_boot_kernel(struct backend *b, const struct backend_kernel *k, char **cause)
 		lv_start_fail(b, cause);
 	else
 		rc = lv_wait(b, d, k, t0, cause);
-	lv_watch_stop(b);
+	if (rc == -1) /* else it watches the runs too (lv_down) */
+		lv_watch_stop(b);
 out:
 	if (rc == -1 && d != NULL)
 		lv_domain_remove(d);
@@ -567,6 +583,7 @@ lv_shutdown(struct backend *b, char **cause)
 
 	if (lv_setup(cause) == -1 || lv_connect(b, cause) == -1)
 		return -1;
+	lv_watch_stop(b);
 	if (lv_remove_name(lv->conn, lv->domname) == -1) {
 		lv_fail(cause, b->machine, "destroy");
 		return -1;
@@ -584,6 +601,29 @@ lv_console(struct backend *b)
 	if ((tail = console_file_excerpt(lv->console_path, LV_EXCERPT)) != NULL)
 		return tail;
 	return lv->excerpt != NULL ? xstrdup(lv->excerpt) : NULL;
+}
+
+/*
+ * The backend's down: why the domain that booted went down while its runs
+ * went on (a panic line on its console, a crash, a stop), from the
+ * lifecycle events and the console file; NULL while it runs.
+ */
+static char *
+lv_down(struct backend *b)
+{
+	struct lv_backend *lv = b->priv;
+	char		  *tail, *why, *cause = NULL;
+
+	if (lv->watch == NULL || lv->console_path == NULL)
+		return NULL;
+	tail = console_file_tail(lv->console_path, LV_CONSOLE_TAIL);
+	if ((why = lv_gone(b, NULL, tail, "during the run")) != NULL)
+		cause = lv_cause(b,
+		    lv->last.name != NULL ? lv->last.name : lv->last.image,
+		    why);
+	free(why);
+	free(tail);
+	return cause;
 }
 
 /* The backend's free: the domain is left as it is. */
@@ -610,6 +650,7 @@ static const struct backend_ops lv_ops = {
 	.boot = lv_boot,
 	.shutdown = lv_shutdown,
 	.console = lv_console,
+	.down = lv_down,
 	.free = lv_free,
 };
 

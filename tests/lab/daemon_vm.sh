@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # hilabd with real VMs: two kernels in alternating rounds on a libvirt VM
 # (samples per kernel and round in SQLite, every boot verified), a kernel
-# that panics at boot, qemu killed in mid-boot (booted again, not held
-# against the kernel), and a domain left running by a SIGKILLed hilabd.
+# that panics at boot, one that panics during a run (seen on its console at
+# once), qemu killed in mid-boot (booted again, not held against the
+# kernel), and a domain left running by a SIGKILLed hilabd.
 set -u
 . "$HILAB_SRCDIR/tests/lib/skip.sh"
 [ "$(id -u)" = 0 ] || skip_missing "needs root (libvirtd, qemu:///system)"
@@ -33,7 +34,7 @@ job() { hackbench_job "$1" vm4 "$2" "$3"; }
 two_kernels="  - {name: base, image: $HILAB_LAB_KERNEL_BASE}
   - {name: patched, image: $HILAB_LAB_KERNEL_PATCHED}"
 
-echo "1..19"
+echo "1..23"
 daemon_start
 t0=$(date +%s)
 a=$(job rounds 2 "$two_kernels")
@@ -62,6 +63,31 @@ echo "# panicking kernel: job ended in $took s"
 check "panic fails the run, naming it" test "$(sql "SELECT COUNT(*) FROM runs WHERE job = $p AND state = 'failed' AND error LIKE '%panicked at boot%'")" = 1
 check "console excerpt stored with the run" test "$(sql "SELECT COUNT(*) FROM runs WHERE job = $p AND console LIKE '%Kernel panic%'")" = 1
 check "panic seen within 60 s" test "$took" -lt 60
+
+# A kernel that panics during a run (sysrq c in the second iteration): the
+# run fails naming the panic once the console shows it, not after a minute
+# of reconnects; the first iteration's sample stays.  The next job boots
+# the VM again (below).
+cat >"$T/midrun.yaml" <<YAML
+name: midrun
+machines: [vm4]
+kernels: [{name: base, image: $HILAB_LAB_KERNEL_BASE}]
+benchmarks:
+  - name: crash
+    command: [sh, -c, '[ -e /dev/shm/crashed ] && echo c > /proc/sysrq-trigger; touch /dev/shm/crashed; echo t=1']
+    parser: keyvalue
+    metrics: [{name: t, unit: s, direction: lower}]
+    iterations: 2
+    warmups: 0
+YAML
+m=$(submit "$T/midrun.yaml")
+"$hilab" wait --timeout 300 "$m" >/dev/null
+ran=$(sql "SELECT (finished_at - started_at) FROM runs WHERE job = $m")
+echo "# panic during a run: the run failed $ran ms after it started"
+check "a panic during a run fails it, naming it and its console line" test "$(sql "SELECT COUNT(*) FROM runs WHERE job = $m AND state = 'failed' AND error LIKE '%kernel \"base\" panicked during the run: %Kernel panic - not syncing: sysrq triggered crash%'")" = 1
+check "... its console kept, the first iteration's sample stored" test "$(sql "SELECT COUNT(*) FROM runs WHERE job = $m AND console LIKE '%sysrq triggered crash%'")/$(sql "SELECT COUNT(*) FROM samples s JOIN runs r ON r.id = s.run WHERE r.job = $m")" = 1/1
+check "... within 10 s of the run's start (${ran:-?} ms)" test "${ran:-99999}" -lt 10000
+check "... without waiting for the host to answer again" test "$("$hilab" logs "$m" | grep -c 'connection lost\|did not answer again')" = 0
 
 # qemu killed in mid-boot: an emulator failure, booted again on a fresh
 # domain; the run completes and the kernel is not blamed.
