@@ -104,7 +104,7 @@ for line in open(sys.argv[1]):
     msg = e.get("msg")
     if not isinstance(msg, str):
         continue
-    m = re.match(r"\[ *([0-9]+\.[0-9]+)\]", msg)
+    m = re.search(r"\[ *([0-9]+\.[0-9]+)\]", msg) # after a prompt, maybe
     if e["lvl"] == "target" and m:
         last = (float(m.group(1)), wall(e["dt"]))
         if panic is None and "Kernel panic - not syncing" in msg:
@@ -112,7 +112,9 @@ for line in open(sys.argv[1]):
     if failed is None and msg.startswith("Matched a failure"):
         failed = wall(e["dt"])
 if panic is None or failed is None:
-    sys.exit("lava: no panic line or no failure in " + sys.argv[1])
+    sys.exit("lava: the panic job: %s; its log ends: %s" % (
+        "no panic line" if panic is None else "no failure matched",
+        open(sys.argv[1]).read()[-2000:]))
 at = last[1] - (last[0] - panic)
 print("%d %d" % ((failed - at) * 1000, int(sys.argv[2]) - at * 1000))
 PY

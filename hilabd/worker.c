@@ -908,6 +908,7 @@ worker_main(void *arg)
 		db_close(ctx.db);
 		return NULL;
 	}
+	ctx.backend->agent_dir = ctx.w->daemon->agent_dir;
 	worker_resume(&ctx);
 	while (!worker_stopping(ctx.w)) {
 		pthread_mutex_lock(&ctx.w->daemon->lock);

@@ -77,30 +77,45 @@ agent_run_id_ok(const char *id)
 		"0123456789._-") == len;
 }
 
-/*
- * Picks the agent build for arch from dir: hilab-agent.<arch>, or the
- * plain hilab-agent when arch is the controller's own.
- */
-static char *
-agent_pick_build(const struct agent_conn *c, const char *dir, char **cause)
+char *
+agent_build(const char *dir, const char *arch)
 {
 	struct utsname u;
 	struct stat    st;
-	char	      *path = xasprintf("%s/hilab-agent.%s", dir, c->arch);
+	char	      *path = xasprintf("%s/hilab-agent.%s", dir, arch);
 
 	if (stat(path, &st) == 0 && S_ISREG(st.st_mode))
 		return path;
 	free(path);
-	if (uname(&u) == 0 && strcmp(u.machine, c->arch) == 0) {
+	if (uname(&u) == 0 && strcmp(u.machine, arch) == 0) {
 		path = xasprintf("%s/hilab-agent", dir);
 		if (stat(path, &st) == 0 && S_ISREG(st.st_mode))
 			return path;
 		free(path);
 	}
-	causef(cause,
-	    "host \"%s\": agent: no agent build for arch \"%s\" in \"%s\"",
-	    c->name, c->arch, dir);
 	return NULL;
+}
+
+/* The agent build for the host's arch from dir. */
+static char *
+agent_pick_build(const struct agent_conn *c, const char *dir, char **cause)
+{
+	char *path = agent_build(dir, c->arch);
+
+	if (path == NULL)
+		causef(cause,
+		    "host \"%s\": agent: no agent build for arch \"%s\" in "
+		    "\"%s\"",
+		    c->name, c->arch, dir);
+	return path;
+}
+
+char *
+agent_install_path(const struct machine *m, const char *hex)
+{
+	return xasprintf("%s/hilab-agent-%.*s",
+	    m->ssh.agent_dir ? m->ssh.agent_dir : AGENT_REMOTE_DIR,
+	    AGENT_HASH_HEX, hex);
 }
 
 /* Runs cmd on the host; 0 with its stdout (trimmed) in *out if wanted. */
@@ -338,7 +353,7 @@ agent_start(struct agent_conn *c, const struct machine *m,
 		causef(cause, "host \"%s\": agent: %s", c->name, why);
 		goto out;
 	}
-	remote = xasprintf("%s/hilab-agent-%.*s", dir, AGENT_HASH_HEX, hex);
+	remote = agent_install_path(m, hex);
 	if (agent_install(c, local, dir, remote, hex, cause) != 0)
 		goto out;
 	c->path = xstrdup(remote);

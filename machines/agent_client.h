@@ -77,6 +77,13 @@ typedef int (*agent_result_cb)(const struct agent_result *, void *arg);
  * already there, starts "hilab-agent --dir DIR serve" and exchanges HELLO.
  * Errors name the machine: `host "vm32": ssh connect: timed out`.
  */
+/*
+ * The agent build for arch in dir: hilab-agent.<arch>, or the plain
+ * hilab-agent when arch is the controller's own; NULL if there is none.
+ */
+char *agent_build(const char *dir, const char *arch);
+/* Where the agent build of sha256 hex goes on machine m. */
+char		  *agent_install_path(const struct machine *m, const char *hex);
 struct agent_conn *agent_connect(const struct machine *, const char *agent_dir,
     char **cause);
 void		   agent_close(struct agent_conn *);

@@ -87,6 +87,11 @@ struct backend {
 	 * brings the default kernel back without a power cycle.
 	 */
 	bool resets_itself;
+	/*
+	 * The controller's directory of agent builds when the worker gives
+	 * it: the libvirt backend puts the agent in the boot's initramfs.
+	 */
+	const char *agent_dir;
 };
 
 /* The backend of a kind ssh machine (ssh_backend.c). */

@@ -16,9 +16,12 @@
 
 #include "common/clock.h"
 #include "common/log.h"
+#include "common/sha256.h"
 #include "common/xmalloc.h"
+#include "machines/agent_client.h"
 #include "machines/console.h"
 #include "machines/domain_xml.h"
+#include "machines/initramfs.h"
 #include "machines/inventory.h"
 #include "machines/libvirt.h"
 #include "machines/ssh.h"
@@ -286,18 +289,24 @@ lv_watch_stopped(struct lv_watch *w, bool *crashed)
 	return stopped;
 }
 
+/* The directory of the machine's console files (qemu writes there). */
+static const char *
+lv_console_dir(const struct machine *m)
+{
+	return m->libvirt.console_dir != NULL ? m->libvirt.console_dir
+					      : LIBVIRT_CONSOLE_DIR;
+}
+
 /* Picks a fresh console file for this boot and creates its directory. */
 static int
 lv_console_new(struct backend *b, char **cause)
 {
 	const struct machine *m = b->machine;
 	struct lv_backend    *lv = b->priv;
-	const char	     *dir = m->libvirt.console_dir != NULL
-		      ? m->libvirt.console_dir
-		      : LIBVIRT_CONSOLE_DIR;
 	char		     *path;
 
-	if ((path = console_file_new(dir, m->name, cause)) == NULL)
+	if ((path = console_file_new(lv_console_dir(m), m->name, cause)) ==
+	    NULL)
 		return -1;
 	free(lv->console_path);
 	lv->console_path = path;
@@ -470,23 +479,68 @@ lv_emulator_check(struct backend *b, char **cause)
 	return -1;
 }
 
+/*
+ * The boot's initramfs with the agent build for the machine's arch in it,
+ * at the path the agent is installed to, so that it needs no upload after
+ * the boot (machines/initramfs.c); written beside the console files, which
+ * qemu reaches.  NULL, the image as it is, without an image, an agent
+ * build or a root login (the agent's directory must be the login user's),
+ * or if it cannot be written.  An image that moves to another root leaves
+ * the agent behind; it is uploaded then, as without this.
+ */
+static char *
+lv_initrd_agent(struct backend *b, const char *image)
+{
+	const struct machine *m = b->machine;
+	char		      hex[SHA256_HEX_LEN + 1];
+	char		     *agent, *dest = NULL, *out = NULL, *why = NULL;
+
+	if (image == NULL || b->agent_dir == NULL || m->arch == NULL ||
+	    m->ssh.user == NULL || strcmp(m->ssh.user, "root") != 0 ||
+	    (agent = agent_build(b->agent_dir, m->arch)) == NULL)
+		return NULL;
+	if (sha256_file(agent, hex, &why) == 0) {
+		dest = agent_install_path(m, hex);
+		out = xasprintf("%s/%s.initrd", lv_console_dir(m), m->name);
+		if (initramfs_add_file(image, agent, dest, 0755, out, &why) !=
+		    0) {
+			free(out);
+			out = NULL;
+		}
+	}
+	if (why != NULL)
+		log_warn(m->name, "%s; the agent goes up after the boot", why);
+	else
+		log_debug(LV_TAG, "machine \"%s\": %s in the initramfs at %s",
+		    m->name, agent, dest);
+	free(why);
+	free(dest);
+	free(agent);
+	return out;
+}
+
 /* Defines and starts the domain for k and waits until ssh answers. */
 static int
 lv_boot_kernel(struct backend *b, const struct backend_kernel *k, char **cause)
 {
-	struct lv_backend *lv = b->priv;
-	virDomainPtr	   d = NULL;
-	char		  *xml = NULL;
-	int64_t		   t0;
-	int		   rc = -1;
+	struct lv_backend    *lv = b->priv;
+	struct backend_kernel dom = *k;
+	virDomainPtr	      d = NULL;
+	char		     *xml = NULL, *initrd = NULL;
+	int64_t		      t0;
+	int		      rc = -1;
 
 	b->failure = BACKEND_FAIL_CONFIG;
 	lv_watch_stop(b); /* of the boot before */
-	if (lv_emulator_check(b, cause) == -1 ||
-	    lv_console_new(b, cause) == -1 ||
-	    (xml = domain_xml_new(b->machine, k, lv->console_path, cause)) ==
-		NULL)
+	if (lv_emulator_check(b, cause) == -1 || lv_console_new(b, cause) == -1)
 		return -1;
+	if ((initrd = lv_initrd_agent(b, k->initrd)) != NULL)
+		dom.initrd = initrd;
+	if ((xml = domain_xml_new(b->machine, &dom, lv->console_path, cause)) ==
+	    NULL) {
+		free(initrd);
+		return -1;
+	}
 	b->failure = BACKEND_FAIL_EMULATOR;
 	if (lv_connect(b, cause) == -1)
 		goto out;
@@ -512,6 +566,7 @@ out:
 		lv_domain_remove(d);
 	if (d != NULL)
 		virDomainFree(d);
+	free(initrd);
 	free(xml);
 	return rc;
 }

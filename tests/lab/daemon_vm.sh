@@ -34,7 +34,7 @@ job() { hackbench_job "$1" vm4 "$2" "$3"; }
 two_kernels="  - {name: base, image: $HILAB_LAB_KERNEL_BASE}
   - {name: patched, image: $HILAB_LAB_KERNEL_PATCHED}"
 
-echo "1..23"
+echo "1..24"
 daemon_start
 t0=$(date +%s)
 a=$(job rounds 2 "$two_kernels")
@@ -46,6 +46,7 @@ check "2 samples per kernel and round" test "$(sql "SELECT group_concat(c, ',') 
 check "each kernel booted its own release" test "$(sql "SELECT group_concat(k.name || '=' || json_extract(r.facts, '\$.\"kernel.release\"'), ' ') FROM runs r JOIN kernels k ON k.id = r.kernel WHERE r.job = $a AND r.round = 0 ORDER BY r.position")" = "base=$HILAB_LAB_RELEASE_BASE patched=$HILAB_LAB_RELEASE_PATCHED"
 check "the VM booted with rt_group_sched=0" test "$(sql "SELECT COUNT(*) FROM runs WHERE job = $a AND json_extract(facts, '\$.\"kernel.cmdline\"') LIKE '%rt_group_sched=0%'")" = 4
 check "each run on the VM's 4 vCPUs" test "$(sql "SELECT DISTINCT json_extract(facts, '\$.\"cpu.online\"') FROM runs WHERE job = $a")" = 4
+check "the agent came in each boot's initramfs: 4 boots, no upload" test "$(grep -c 'vm4: agent ready (x86_64)$' "$HILABD_LOG")/$(grep -c 'vm4: agent ready' "$HILABD_LOG")" = 4/4
 for _ in $(seq 1 50); do [ "$(domain_state)" = absent ] && break; sleep 0.2; done
 check "the VM is shut down after the job" test "$(domain_state)" = absent
 "$hilab" compare --job "$a" >"$T/compare.txt"
