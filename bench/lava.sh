@@ -80,44 +80,53 @@ lava() {
 }
 
 # lava_panicked: LAVA's panic job; prints the ms from the panic line to
-# the failure LAVA matched, then to lava-run's exit.  The line's time: the
-# time LAVA logged the last line with a printk stamp less the printk time
-# from the panic line to it.
+# the failure LAVA matched, then to lava-run's exit.  The line's time: as
+# for hilab (printk_at), from the time LAVA logged the last line with a
+# printk stamp; LAVA's log of the console's lines goes to $T/lava.console.
 lava_panicked() {
-	local end
+	local end times at
 
 	lava panic.yaml >/dev/null
 	end=$(now_ms)
-	python3 - "$T/lava.log" "$end" <<'PY'
+	times=$(python3 - "$T/lava.log" "$T/lava.console" <<'PY'
 import datetime, json, re, sys
 
 def wall(dt):
     t = datetime.datetime.fromisoformat(dt)
     return t.replace(tzinfo=datetime.timezone.utc).timestamp()
 
-panic = last = failed = None
-for line in open(sys.argv[1]):
-    try:
-        e = json.loads(line)
-    except ValueError:
-        continue
-    msg = e.get("msg")
-    if not isinstance(msg, str):
-        continue
-    m = re.search(r"\[ *([0-9]+\.[0-9]+)\]", msg) # after a prompt, maybe
-    if e["lvl"] == "target" and m:
-        last = (float(m.group(1)), wall(e["dt"]))
-        if panic is None and "Kernel panic - not syncing" in msg:
-            panic = last[0]
-    if failed is None and msg.startswith("Matched a failure"):
-        failed = wall(e["dt"])
-if panic is None or failed is None:
-    sys.exit("lava: the panic job: %s; its log ends: %s" % (
-        "no panic line" if panic is None else "no failure matched",
-        open(sys.argv[1]).read()[-2000:]))
-at = last[1] - (last[0] - panic)
-print("%d %d" % ((failed - at) * 1000, int(sys.argv[2]) - at * 1000))
+last = failed = None
+stamp = ""  # a line logged in two parts, cut where LAVA's match begins
+with open(sys.argv[2], "w") as console:
+    for line in open(sys.argv[1]):
+        try:
+            e = json.loads(line)
+        except ValueError:
+            continue
+        msg = e.get("msg")
+        if not isinstance(msg, str):
+            continue
+        if e["lvl"] == "target":
+            if re.fullmatch(r"\[ *[0-9]+\.[0-9]+\] ?", msg):
+                stamp = msg
+                continue
+            msg, stamp = stamp + msg, ""
+            console.write(msg + "\n")
+            if re.search(r"\[ *[0-9]+\.[0-9]+\]", msg):
+                last = wall(e["dt"])
+        if failed is None and msg.startswith("Matched a failure"):
+            failed = wall(e["dt"])
+if last is None or failed is None:
+    sys.exit("lava: the panic job: no %s" % (
+        "console line" if last is None else "failure matched"))
+print("%.3f %.3f" % (last, failed))
 PY
+	) && at=$(printk_at "$T/lava.console" "${times% *}") || {
+		echo "lava: the panic job's log ends: $(tail -c 2000 "$T/lava.log")" >&2
+		return 1
+	}
+	awk -v at="$at" -v failed="${times#* }" -v end="$end" \
+	    'BEGIN { printf "%d %d\n", (failed - at) * 1000, end - at * 1000 }'
 }
 
 vm_lab lava
