@@ -11,12 +11,13 @@ median() {
 		  else print ((NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2) }'
 }
 
-# ratio A B: A / B to 3 decimals.
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f\n", b ? a / b : 0 }'; }
+# ratio A B: A / B to 3 decimals; "-" when B is 0 (no ratio to give).
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b + 0) printf "%.3f\n", a / b; else print "-" }'; }
 
-# le A B / ge A B: "yes" when A <= B (A >= B), else "no".
-le() { awk -v a="$1" -v b="$2" 'BEGIN { print ((a + 0 <= b + 0) ? "yes" : "no") }'; }
-ge() { awk -v a="$1" -v b="$2" 'BEGIN { print ((a + 0 >= b + 0) ? "yes" : "no") }'; }
+# le A B / ge A B: "yes" when A <= B (A >= B), else "no"; "no" when A is
+# "-" (a ratio that could not be taken).
+le() { awk -v a="$1" -v b="$2" 'BEGIN { print ((a != "-" && a + 0 <= b + 0) ? "yes" : "no") }'; }
+ge() { awk -v a="$1" -v b="$2" 'BEGIN { print ((a != "-" && a + 0 >= b + 0) ? "yes" : "no") }'; }
 
 # row FIGURE HILAB PLAIN RATIO GOAL MET: one row of bench/run's table
 # (tab-separated) on stdout; "-" where a column does not apply.

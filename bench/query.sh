@@ -4,8 +4,8 @@
 # groups=1 runs (two kernels x five rounds) filled up to SAMPLES samples
 # of "time" in all; `hilab compare` of that table against a raw SQL
 # aggregate of the same samples (count, mean, sd per kernel) and against
-# one that also takes the median, in the same run, best of 3 each; the
-# peak RSS of each.  Rows on stdout.
+# one that also takes the median, in turn, 3 rounds, the best of each;
+# the peak RSS of that run.  Rows on stdout.
 #
 #	bench/query.sh SAMPLES BUILD_DIR
 set -u
@@ -32,24 +32,30 @@ median_sql="WITH v AS (SELECT r.kernel k, s.value x, row_number() OVER (PARTITIO
     count(*) OVER (PARTITION BY r.kernel) n FROM samples s JOIN runs r ON r.id = s.run WHERE r.id IN ($runs) AND s.metric = 'time')
     SELECT k, avg(x) FROM v WHERE i IN ((n + 1) / 2, (n + 2) / 2) GROUP BY k"
 
-# best COMMAND...: the least wall time of 3 runs (ms) and the peak RSS of
-# that run (MB, from /usr/bin/time).
-best() {
-	local b='' m='' t0 t r
+# timed NAME COMMAND...: "NAME ms MB" of one run of COMMAND, its wall
+# time and peak RSS (/usr/bin/time).
+timed() {
+	local name=$1 t0 r
 
-	for _ in 1 2 3; do
-		t0=$(date +%s%N)
-		r=$(/usr/bin/time -f '%M' "$@" 2>&1 >/dev/null | tail -1)
-		t=$((($(date +%s%N) - t0) / 1000000))
-		if [ -z "$b" ] || [ "$t" -lt "$b" ]; then b=$t m=$((r / 1024)); fi
-	done
-	echo "$b $m"
+	shift
+	t0=$(date +%s%N)
+	r=$(/usr/bin/time -f '%M' "$@" 2>&1 >/dev/null | tail -1)
+	echo "$name $((($(date +%s%N) - t0) / 1000000)) $((r / 1024))"
 }
+
+# best NAME: "ms MB" of NAME's fastest run.
+best() { awk -v n="$1" '$1 == n { print $2, $3 }' "$T/times" | sort -n | head -1; }
+
 HILAB_DB=$T/h.db "$build/cli/hilab" compare --job 1 --benchmark hackbench --metric time >"$T/compare.txt" ||
     { echo "query: hilab compare failed" >&2; exit 1; }
-read -r ch cm < <(best env HILAB_DB="$T/h.db" "$build/cli/hilab" compare --job 1 --benchmark hackbench --metric time)
-read -r sh sm < <(best sqlite3 "$T/h.db" "$mean_sd")
-read -r mh mm < <(best sqlite3 "$T/h.db" "$mean_sd; $median_sql")
+for _ in 1 2 3; do
+	timed compare env HILAB_DB="$T/h.db" "$build/cli/hilab" compare --job 1 --benchmark hackbench --metric time
+	timed mean_sd sqlite3 "$T/h.db" "$mean_sd"
+	timed median sqlite3 "$T/h.db" "$mean_sd; $median_sql"
+done >"$T/times"
+read -r ch cm < <(best compare)
+read -r sh sm < <(best mean_sd)
+read -r mh mm < <(best median)
 what="$total samples in 2 cells"
 r=$(ratio "$ch" "$sh")
 row "\`hilab compare\` of $what against a raw SQL count, mean and sd per kernel (ms; peak RSS $cm MB against $sm MB)" \
