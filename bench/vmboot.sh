@@ -55,6 +55,7 @@ for r in $(seq "$rounds"); do
 	echo "vmboot: round $r of $rounds" >&2
 	hilab >>"$T/hilab.ms" || { echo "vmboot: job failed: $(tail -3 "$HILABD_LOG")" >&2; exit 1; }
 	plain >>"$T/plain.ms" || { echo "vmboot: plain boot did not answer ssh" >&2; exit 1; }
+	echo "vmboot: round $r: hilab $(tail -1 "$T/hilab.ms") ms, plain $(tail -1 "$T/plain.ms") ms" >&2
 done
 for r in $(seq "$rounds"); do
 	echo "vmboot: panic $r of $rounds" >&2
