@@ -3,7 +3,7 @@
  * A program's table is data only (commands and subcommands, their
  * arguments, options with types, one-line summaries, exit codes and
  * environment variables), so that one table drives parsing, usage errors
- * and --help, and can later drive man pages and shell completion.
+ * and --help here, and man pages and shell completion elsewhere.
  *
  * The grammar: PROGRAM [COMMAND [SUBCOMMAND]] [ARGUMENT | OPTION]...
  * Options are long (--name VALUE, --name=VALUE), a few also short (-n,
@@ -158,5 +158,31 @@ char *args_pos_usage(const struct args_pos *);
  * line already), wrapped at 80 columns to indent; ends the line.
  */
 void args_wrap(FILE *, const char *text, size_t col, size_t indent);
+
+/* What a man page has besides the table. */
+struct args_man {
+	int		   section; /* 1, 8 */
+	const char	  *date;    /* "2026-12-05", or "" */
+	const char	  *version;
+	const char *const *files;    /* path, meaning, ..., NULL; or NULL */
+	const char	  *see_also; /* "hilabd(8), ..." or NULL */
+};
+
+/* Writes prog's man page in roff (man(7)) from its table. */
+void args_man(FILE *, const struct args_prog *, const struct args_man *);
+/* Where the names of a type come from: "machine", "machines list", "name". */
+struct args_lookup {
+	const char *type;    /* machine, job, benchmark, sweep; NULL ends */
+	const char *command; /* words after "PROG --json" */
+	const char *key;     /* the key of each listed object */
+};
+
+/*
+ * Writes a bash completion script for prog from its table: commands,
+ * options and choices; files and directories; machine, job, benchmark and
+ * sweep names read from the program's own --json output (lookups).
+ */
+void args_bash(FILE *, const struct args_prog *,
+    const struct args_lookup *lookups);
 
 #endif

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <systemd/sd-daemon.h>
 #include <unistd.h>
 
 #include "benchmarks/catalog.h"
@@ -166,6 +167,17 @@ hilabd_sync_machines(struct db *db, const struct inventory *inv, char **cause)
 }
 
 /*
+ * Tells systemd (Type=notify: NOTIFY_SOCKET) that hilabd serves, with what
+ * it serves as its status; nothing without a notify socket.
+ */
+static void
+hilabd_notify_ready(const struct daemon *d)
+{
+	sd_notifyf(0, "READY=1\nSTATUS=%zu machines, database %s",
+	    d->inventory->n, d->db_path);
+}
+
+/*
  * Plans, serves the control socket and settles jobs until a signal;
  * applies a reload that HUP asked for, and joins the workers that ended.
  * Wakes at once for a request, a run's end or a build's, and at least
@@ -180,7 +192,9 @@ hilabd_loop(struct daemon *d, struct db *db, struct control *ctl)
 	while (!hilabd_quit) {
 		if (hilabd_hup) {
 			hilabd_hup = 0;
+			sd_notify(0, "RELOADING=1");
 			reload_all(d, db);
+			hilabd_notify_ready(d);
 		}
 		worker_reap(d);
 		sweeper_tick(d, db);
@@ -195,6 +209,7 @@ hilabd_loop(struct daemon *d, struct db *db, struct control *ctl)
 			control_serve_one(ctl, hilabd_request_cb, d);
 	}
 	log_info("hilabd", "signal %d: stopping", (int)hilabd_quit);
+	sd_notify(0, "STOPPING=1");
 }
 
 /* Installs the signal handlers: TERM/INT stop, HUP reloads, PIPE ignored. */
@@ -297,6 +312,7 @@ hilabd_run(struct daemon *d, const char *sock)
 	log_info("hilabd",
 	    "ready: %zu machines, database \"%s\", socket \"%s\"",
 	    d->inventory->n, d->db_path, sock);
+	hilabd_notify_ready(d);
 	hilabd_loop(d, db, ctl);
 	fetcher_stop(d->fetcher);
 	builder_stop(d->builder);

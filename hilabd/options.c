@@ -66,7 +66,10 @@ const struct args_prog hilabd_prog = {
 	"run (its queued runs fail), a changed one restarts with its new "
 	"file after its run; an inventory with errors keeps what was read "
 	"before and logs why. Sweeps read the catalog as they queue: its "
-	"errors are logged at start and at HUP.",
+	"errors are logged at start and at HUP. Under systemd "
+	"(hilabd.service, Type=notify) it tells READY=1 once its control "
+	"socket serves, RELOADING=1 while HUP's reload runs and STOPPING=1 "
+	"as it stops.",
 	hilabd_opts,
 	NULL,
 	hilabd_exits,

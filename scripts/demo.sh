@@ -6,7 +6,12 @@
 # hilabd, run hackbench on the VM under both kernels in alternating rounds
 # and on the namespace host, and print the comparison tables.  Run as root;
 # the database is exported to ./hilab-demo.db at the end.  Quiet on
-# success; a step that fails is named with the last lines it printed.
+# success; a step that fails is named with the last lines it printed.  With
+# --installed it runs the installed hilab, hilabd, agents, catalog and
+# example job (the Debian package, or meson install) instead of building
+# this tree; the lab itself still comes from this tree (scripts/lab.sh).
+#
+#	scripts/demo.sh [--installed]
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 out=$(pwd)/hilab-demo.db
@@ -15,8 +20,17 @@ t0=$(date +%s)
 
 . scripts/step.sh
 scripts/install-deps.sh
-[ -f build/build.ninja ] || step "meson setup build" meson setup build
-step "build (meson compile -C build)" meson compile -C build
+if [ "${1:-}" = --installed ]; then
+	hilab=$(command -v hilab) || { echo "demo: no hilab installed" >&2; exit 1; }
+	hilabd=$(PATH=$PATH:/usr/sbin:/usr/local/sbin command -v hilabd) ||
+	    { echo "demo: no hilabd installed" >&2; exit 1; }
+	examples=$(dirname "$(dirname "$hilab")")/share/doc/hilab/examples
+else
+	[ -f build/build.ninja ] || step "meson setup build" meson setup build
+	step "build (meson compile -C build)" meson compile -C build
+	hilab=build/cli/hilab hilabd=build/hilabd/hilabd examples=examples
+	export HILAB_AGENT_DIR=$top/build/agents
+fi
 lab_env=$(scripts/lab.sh up) ||
     { echo "demo: the lab did not come up (scripts/lab.sh up, above)" >&2; exit 1; }
 eval "$lab_env"
@@ -58,9 +72,8 @@ benchmarks:
 YAML
 
 export HILAB_DB=$LAB_TMP/hilab.db HILAB_SOCKET=$LAB_TMP/control.sock
-export HILAB_MACHINES=$machines HILAB_AGENT_DIR=$top/build/agents
-hilab=build/cli/hilab
-build/hilabd/hilabd 2>"$LAB_TMP/hilabd.log" &
+export HILAB_MACHINES=$machines
+"$hilabd" 2>"$LAB_TMP/hilabd.log" &
 hilabd_pid=$!
 trap 'rc=$?; kill $hilabd_pid 2>/dev/null || true
     wait $hilabd_pid 2>/dev/null || true; lab_teardown $rc' EXIT
@@ -72,7 +85,7 @@ for _ in $(seq 1 100); do [ -S "$HILAB_SOCKET" ] && break; sleep 0.05; done
 $hilab machines list
 submit() { $hilab --json submit "$1" | sed -n 's/.*"job": *\([0-9]*\).*/\1/p'; }
 vm=$(submit "$LAB_TMP/vm32-kernels.yaml")
-host=$(submit examples/jobs/hackbench-demo.yaml)
+host=$(submit "$examples/jobs/hackbench-demo.yaml")
 $hilab wait "$host" || { $hilab logs "$host"; hilabd_log; exit 1; }
 $hilab wait "$vm" || { $hilab logs "$vm"; hilabd_log; exit 1; }
 echo

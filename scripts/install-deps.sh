@@ -98,7 +98,18 @@ fuzz_program()
 pkgconfig_modules()
 {
 	pkg-config --print-errors --exists libssh libcrypto sqlite3 yaml-0.1 \
-	    jansson gsl cairo cmocka libvirt
+	    jansson gsl cairo cmocka libvirt libsystemd systemd
+}
+
+# scdoc writes a man page that man renders (doc/: the file-format pages).
+man_page()
+{
+	printf 't(5)\n\n# NAME\n\nt - ok\n' | scdoc >/tmp/install-deps-t.5 &&
+	    MANWIDTH=80 man -l /tmp/install-deps-t.5 2>/dev/null | col -bx | grep -q 't - ok'
+	local rc=$?
+
+	rm -f /tmp/install-deps-t.5
+	return $rc
 }
 
 # Every program in "$@" is on PATH (or at its absolute path).
@@ -159,8 +170,15 @@ checks()
 	    static_program aarch64-linux-gnu-gcc qemu-aarch64-static
 	check "pkg-config modules of meson.build" "pkg-config libssh-dev \
 	    libssl-dev libsqlite3-dev libyaml-dev libjansson-dev libgsl-dev \
-	    libcairo2-dev libcmocka-dev libvirt-dev" \
+	    libcairo2-dev libcmocka-dev libvirt-dev libsystemd-dev systemd" \
 	    pkgconfig_modules
+	check "man pages (scdoc, man, groff, col)" "scdoc man-db groff-base \
+	    bsdextrautils" man_page
+	check "the Debian package (scripts/deb.sh) and its unit" "dpkg-dev \
+	    debhelper lintian systemd" programs \
+	    dpkg-buildpackage dh lintian systemd-analyze
+	check "bash completion" "bash-completion" files \
+	    /usr/share/bash-completion/bash_completion
 	check "build tools" "meson ninja-build git" programs meson ninja git
 	check "python3 with json" "python3" python_json
 	check "the format check" "clang-format" programs clang-format
