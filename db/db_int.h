@@ -38,10 +38,12 @@ int db_fail(struct db *, char **cause, const char *what);
 /* Creates every missing directory above path. */
 int db_mkdir_parents(const char *path, char **cause);
 /*
- * A new database, its WAL and shared memory: read and written by its
- * owner, read by its group, nobody else (job specs and outputs are in it).
+ * A new database, its WAL and shared memory: never anybody else's (job
+ * specs and outputs are in it); the group's as far as the umask allows:
+ * 0640 under the usual 022, 0660 under hilabd.service's 0007, so that the
+ * members of the group hilab run the command line.
  */
-#define DB_FILE_MODE 0640
+#define DB_FILE_MODE 0660
 /* Creates path, empty and DB_FILE_MODE, unless it exists. */
 int db_create_private(const char *path, char **cause);
 

@@ -175,8 +175,8 @@ checks()
 	check "man pages (scdoc, man, groff, col)" "scdoc man-db groff-base \
 	    bsdextrautils" man_page
 	check "the Debian package (scripts/deb.sh) and its unit" "dpkg-dev \
-	    debhelper lintian systemd" programs \
-	    dpkg-buildpackage dh lintian systemd-analyze
+	    debhelper lintian systemd systemd-container" programs \
+	    dpkg-buildpackage dh lintian systemd-analyze systemd-nspawn
 	check "bash completion" "bash-completion" files \
 	    /usr/share/bash-completion/bash_completion
 	check "build tools" "meson ninja-build git" programs meson ninja git

@@ -6,8 +6,10 @@
 # names that would be paths or quotes, a recursive query (stopped by its
 # time limit) and one of too many rows, escapes from the read-only query
 # (VACUUM INTO, ATTACH, load_extension), and the modes of a new database,
-# its WAL and shared memory (0640) while hilabd holds it open.
+# its WAL and shared memory (0640 under umask 022) while hilabd holds it
+# open.
 set -u
+umask 022
 S=$HILAB_SRCDIR
 . "$S/tests/lib/hilabd.sh"
 . "$S/tests/lib/skip.sh"
@@ -109,7 +111,7 @@ check "VACUUM INTO, ATTACH and load_extension fail and write nothing" bash -c "
     ! test -e '$T/copy.db' && ! test -e '$T/other.db'"
 
 # The database, its WAL and shared memory while hilabd holds them.
-check "a new database, its WAL and shared memory are 0640" test \
+check "a new database, its WAL and shared memory are 0640 (umask 022)" test \
     "$(mode "$HILAB_DB") $(mode "$HILAB_DB-wal") $(mode "$HILAB_DB-shm")" = "640 640 640"
 daemon_stop TERM
 exit $((failed > 0))

@@ -2,7 +2,7 @@
 # The Debian package on a fresh Debian 12 root (../shared/fresh-check: a
 # clean clone of HEAD, only scripts/install-deps.sh installs anything):
 # built and checked by lintian, installed with apt, then used as a lab
-# admin would (in_root.sh).  Slow (about 20 minutes: the packages, the
+# admin would (in_root.sh).  Slow (about 4 minutes: the packages, the
 # build, the demo lab), so in the slow suite.  (TAP)
 set -u
 fresh=$HILAB_SRCDIR/../shared/fresh-check

@@ -3,21 +3,8 @@
 # through fresh-check): the packages, the .deb built (scripts/deb.sh) and
 # installed with apt, then what a lab admin does with it.  (TAP)
 set -u
-n=0 failed=0
 T=$(mktemp -d)
-check() {
-	local d=$1
-
-	shift
-	n=$((n + 1))
-	if "$@" >"$T/out" 2>&1; then
-		echo "ok $n - $d"
-	else
-		echo "not ok $n - $d"
-		tail -n 20 "$T/out" | sed 's/^/# /'
-		failed=$((failed + 1))
-	fi
-}
+. "$(dirname "$0")/lib.sh"
 # secs COMMAND...: runs it, printing how long it took.
 secs() {
 	local t0=$(date +%s) rc
